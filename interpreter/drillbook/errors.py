@@ -1,0 +1,98 @@
+"""Errors: the one error type of drillbook, raised by ``fail()``, rendered with a caret.
+
+Every error a user can cause — in a rulebook, a state file, an expression or the command
+line — becomes a ``DrillError`` carrying one or more located diagnostics.  The CLI prints
+them as ``path:line:col: error[CODE]: message``, the source line, a caret and a hint.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from difflib import get_close_matches
+
+_SOURCES: dict[str, str] = {}
+
+
+def remember_source(path: str, text: str) -> None:
+    """Keep a file's text so that diagnostics can quote its lines."""
+    _SOURCES[path] = text
+
+
+def source_line(path: str, line: int) -> str | None:
+    text = _SOURCES.get(path)
+    if text is None or line < 1:
+        return None
+    lines = text.splitlines()
+    return lines[line - 1] if line <= len(lines) else None
+
+
+@dataclass(frozen=True, slots=True)
+class Loc:
+    """Where something stands in a source file (1-based line and column)."""
+    path: str
+    line: int = 1
+    col: int = 1
+    end_line: int = 0
+    end_col: int = 0
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}:{self.col}"
+
+
+@dataclass(slots=True)
+class Diagnostic:
+    loc: Loc
+    code: str
+    message: str
+    hint: str | None = None
+    severity: str = "error"
+    notes: list[tuple[Loc, str]] = field(default_factory=list)
+
+    def render(self) -> str:
+        out = [f"{self.loc}: {self.severity}[{self.code}]: {self.message}"]
+        out += _quote(self.loc)
+        for loc, text in self.notes:
+            out.append(f"{loc}: note: {text}")
+            out += _quote(loc)
+        if self.hint:
+            out.append(f"  hint: {self.hint}")
+        return "\n".join(out)
+
+    def as_json(self) -> dict:
+        return {"path": self.loc.path, "line": self.loc.line, "col": self.loc.col,
+                "severity": self.severity, "code": self.code, "message": self.message,
+                "hint": self.hint}
+
+
+def _quote(loc: Loc) -> list[str]:
+    line = source_line(loc.path, loc.line)
+    if line is None:
+        return []
+    width = 1
+    if loc.end_line == loc.line and loc.end_col > loc.col:
+        width = loc.end_col - loc.col
+    pad = "".join("\t" if ch == "\t" else " " for ch in line[: max(loc.col - 1, 0)])
+    return [f"  {line}", f"  {pad}{'^' * width}"]
+
+
+class DrillError(Exception):
+    """The one error type.  Holds the diagnostics that caused it."""
+
+    def __init__(self, diagnostics: list[Diagnostic]):
+        super().__init__(diagnostics[0].message if diagnostics else "error")
+        self.diagnostics = diagnostics
+
+    def render(self) -> str:
+        return "\n".join(d.render() for d in self.diagnostics)
+
+
+def fail(loc: Loc, code: str, message: str, hint: str | None = None,
+         notes: list[tuple[Loc, str]] | None = None) -> None:
+    """Raise the one error type at ``loc``."""
+    raise DrillError([Diagnostic(loc, code, message, hint, notes=list(notes or []))])
+
+
+def did_you_mean(name: str, candidates) -> str | None:
+    close = get_close_matches(name, list(candidates), n=3, cutoff=0.6)
+    if not close:
+        return None
+    return "did you mean " + " or ".join(f"'{c}'" for c in close) + "?"

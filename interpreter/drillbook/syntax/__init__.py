@@ -1,0 +1,149 @@
+"""Parse stage: rulebook text → AST, with Lark's errors turned into drillbook's own.
+
+``parse_file(path, text)`` returns an ``ast.SourceFile``; ``parse_expr(text, path)``
+returns one expression (for ``drillbook ask``).  The Lark parser is built once per process.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from importlib import resources
+
+from lark import Lark, Token
+from lark.exceptions import (LarkError, UnexpectedCharacters, UnexpectedEOF,
+                             UnexpectedInput, UnexpectedToken, VisitError)
+from lark.indenter import Indenter
+
+from ..errors import DrillError, Loc, fail, remember_source
+from .build import Builder
+from .friendly import explain_unexpected
+
+
+class Layout(Indenter):
+    """Indentation → _INDENT/_DEDENT tokens; newlines are free inside ( ) and [ ]."""
+    NL_type = "_NL"
+    OPEN_PAREN_types = ["LPAR", "LSQB"]
+    CLOSE_PAREN_types = ["RPAR", "RSQB"]
+    INDENT_type = "_INDENT"
+    DEDENT_type = "_DEDENT"
+    tab_len = 8
+
+    def __init__(self):
+        super().__init__()
+        self.path = "<input>"
+
+    def handle_NL(self, token):
+        if self.paren_level > 0:
+            return
+        yield token
+        indent_str = token.rsplit("\n", 1)[1]
+        indent = indent_str.count(" ") + indent_str.count("\t") * self.tab_len
+        if indent > self.indent_level[-1]:
+            self.indent_level.append(indent)
+            yield Token.new_borrow_pos(self.INDENT_type, indent_str, token)
+            return
+        while indent < self.indent_level[-1]:
+            self.indent_level.pop()
+            yield Token.new_borrow_pos(self.DEDENT_type, indent_str, token)
+        if indent != self.indent_level[-1]:
+            line = (token.end_line or token.line)
+            fail(Loc(self.path, line, indent + 1), "E003",
+                 f"this line is indented to column {indent + 1}, which matches no enclosing block",
+                 f"indent it to column {self.indent_level[-1] + 1} like the lines of its block")
+
+    def _process(self, stream):
+        token = None
+        started = False
+        opened = []
+        for token in stream:
+            if token.type == self.NL_type:
+                if started:         # newlines and comments before the first line are nothing
+                    yield from self.handle_NL(token)
+            else:
+                started = True
+                yield token
+            if token.type in self.OPEN_PAREN_types:
+                self.paren_level += 1
+                opened.append(token)
+            elif token.type in self.CLOSE_PAREN_types:
+                if self.paren_level == 0:
+                    fail(Loc(self.path, token.line, token.column), "E004",
+                         f"'{token}' closes nothing", "remove it or add the opening bracket")
+                self.paren_level -= 1
+                opened.pop()
+        if opened:
+            tok = opened[-1]
+            fail(Loc(self.path, tok.line, tok.column), "E004", f"this '{tok}' is never closed",
+                 "close it before the end of the rule")
+        while len(self.indent_level) > 1:
+            self.indent_level.pop()
+            if token is not None:
+                yield Token.new_borrow_pos(self.DEDENT_type, "", token)
+            else:
+                yield Token(self.DEDENT_type, "", 0, 1, 1, 1, 1, 0)
+
+
+def _grammar_text() -> str:
+    return resources.files(__package__).joinpath("drillbook.lark").read_text(encoding="utf-8")
+
+
+@lru_cache(maxsize=None)
+def _parser() -> tuple[Lark, Layout]:
+    layout = Layout()
+    parser = Lark(_grammar_text(), parser="lalr", postlex=layout, start=["start", "expr_start"],
+                  propagate_positions=True, maybe_placeholders=True, cache=False)
+    return parser, layout
+
+
+def grammar_keywords() -> set[str]:
+    """The reserved words of the language, read from the grammar (for highlighters)."""
+    parser, _ = _parser()
+    words = set()
+    for term in parser.terminals:
+        pat = term.pattern
+        if pat.type == "str" and pat.value.isalpha():
+            words.add(pat.value)
+    return words
+
+
+def _run(text: str, path: str, start: str):
+    remember_source(path, text)
+    parser, layout = _parser()
+    layout.path = path
+    if not text.endswith("\n"):
+        text += "\n"
+    builder = Builder(path)
+    try:
+        tree = parser.parse(text, start=start)
+        return builder.transform(tree)
+    except VisitError as e:        # fail() raised inside the builder
+        if isinstance(e.orig_exc, DrillError):
+            raise e.orig_exc from None
+        raise
+    except UnexpectedInput as e:
+        loc, message, hint = explain_unexpected(e, text, path)
+        fail(loc, "E001", message, hint)
+    except LarkError as e:         # anything else Lark can say about the input
+        fail(Loc(path), "E001", f"cannot parse this file: {e}")
+
+
+def parse_file(path: str, text: str):
+    """Parse one .drill file into an ``ast.SourceFile``."""
+    if "\t" in text:
+        for n, line in enumerate(text.splitlines(), 1):
+            stripped = line.lstrip(" ")
+            if stripped.startswith("\t"):
+                remember_source(path, text)
+                fail(Loc(path, n, len(line) - len(stripped) + 1), "E002",
+                     "tabs are not allowed in indentation", "indent with spaces")
+    return _run(text, path, "start")
+
+
+def parse_expr(text: str, path: str = "<expression>"):
+    """Parse a single expression (the question of ``drillbook ask``)."""
+    if "\n" in text.strip():
+        fail(Loc(path), "E001", "an expression must be on one line")
+    return _run(text.strip(), path, "expr_start")
+
+
+__all__ = ["parse_file", "parse_expr", "grammar_keywords", "DrillError",
+           "UnexpectedCharacters", "UnexpectedEOF", "UnexpectedToken"]

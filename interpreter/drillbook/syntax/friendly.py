@@ -1,0 +1,103 @@
+"""Parse stage, part 3: Lark's syntax errors in the words of a rules author.
+
+As Lark recommends, typical mistakes are written as small bad examples; an error whose
+parser state matches one of them gets that example's message and hint.
+"""
+from __future__ import annotations
+
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+from ..errors import Loc
+
+_NAMES = {
+    "NAME": "a name", "STRING": 'a quoted text ("...")', "INT": "a number",
+    "SECNUM": "a section number like 12.4.1", "_NL": "the end of the line",
+    "_INDENT": "an indented block", "_DEDENT": "the end of the block", "SIGN": "'+' or '-'",
+    "CMP": "a comparison (==, !=, <, <=, >, >=)", "MARK": "a footnote marker (* # @ § ‡ ¹ ²...)",
+    "NA": "'—'", "STAR": "'*'", "$END": "the end of the file",
+}
+
+# (message, hint, bad examples).  Each example fails at the point the message describes.
+_MISTAKES = [
+    ("'=' gives a rule its value; a comparison is written '=='",
+     "write 'when x == y'",
+     ['rulebook "x"\nsection 1 "s"\n  define a = 1 when b = 2\n',
+      'rulebook "x"\nsection 1 "s"\n  exception e to f when x = 1 = 2\n']),
+    ("a section needs a number and a quoted title, like: section 12.4 \"Morale\"",
+     None,
+     ['rulebook "x"\nsection "Morale"\n', 'rulebook "x"\nsection 12.4\n',
+      'rulebook "x"\nsection Morale\n']),
+    ("a section's rules must be indented under it",
+     "indent the lines that belong to the section",
+     ['rulebook "x"\nsection 1 "s"\ndefine a = 1\n']),
+    ("a table row starts and ends with '|'",
+     "write each row as | key | cell | cell |",
+     ['rulebook "x"\nsection 1 "s"\n  table t(a: A) -> Int\n    | a | v\n']),
+    ("a table needs its parameters and its result type: table name(key: Type) -> Type",
+     None,
+     ['rulebook "x"\nsection 1 "s"\n  table t\n', 'rulebook "x"\nsection 1 "s"\n  table t(a: A)\n']),
+]
+
+
+def _describe(names) -> str:
+    words = sorted({_NAMES.get(n, _literal(n)) for n in names})
+    if not words:
+        return ""
+    if len(words) > 6:
+        words = words[:6] + ["..."]
+    return "expected " + ", ".join(words)
+
+
+def _literal(name: str) -> str:
+    from . import _parser
+    parser, _ = _parser()
+    for term in parser.terminals:
+        if term.name == name:
+            return f"'{term.pattern.value}'" if term.pattern.type == "str" else name.lower()
+    return name.lower()
+
+
+def _match_mistake(e: UnexpectedInput):
+    from . import _parser
+    parser, _ = _parser()
+    examples = {i: ex for i, (_, _, ex) in enumerate(_MISTAKES)}
+    try:
+        found = e.match_examples(lambda t: parser.parse(t, start="start"), examples,
+                                 use_accepts=True)
+    except Exception:  # a broken example must never hide the user's error
+        return None
+    return None if found is None else _MISTAKES[found]
+
+
+def explain_unexpected(e: UnexpectedInput, text: str, path: str):
+    """Return (loc, message, hint) for a Lark syntax error."""
+    line = getattr(e, "line", 1) or 1
+    col = getattr(e, "column", 1) or 1
+    if isinstance(e, UnexpectedCharacters):
+        ch = text[e.pos_in_stream] if e.pos_in_stream < len(text) else ""
+        if ch == '"':
+            return Loc(path, line, col), "this text is not closed: a '\"' is missing", \
+                "close the quote on the same line"
+        return Loc(path, line, col), f"unexpected character {ch!r}", _describe(e.allowed or [])
+    if isinstance(e, UnexpectedEOF):
+        lines = text.splitlines() or [""]
+        return Loc(path, len(lines), len(lines[-1]) + 1), "the file ends in the middle of a rule", \
+            _describe(e.expected)
+    if isinstance(e, UnexpectedToken):
+        tok = e.token
+        mistake = _match_mistake(e)
+        if tok.type == "$END":
+            lines = text.rstrip("\n").splitlines() or [""]
+            loc = Loc(path, len(lines), len(lines[-1]) + 1)
+        elif tok.type in ("_NL", "_INDENT", "_DEDENT"):
+            loc = Loc(path, tok.line, tok.column)
+        else:
+            loc = Loc(path, tok.line, tok.column, tok.end_line or tok.line,
+                      tok.end_column or tok.column + len(str(tok)))
+        if mistake:
+            return loc, mistake[0], mistake[1] or _describe(e.expected)
+        shown = {"_NL": "unexpected end of line", "_INDENT": "unexpected indented line",
+                 "_DEDENT": "unexpected end of the block", "$END": "unexpected end of the file"}.get(
+            tok.type, f"unexpected '{tok}'")
+        return loc, shown, _describe(e.expected)
+    return Loc(path, line, col), "syntax error", None
