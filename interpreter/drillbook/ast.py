@@ -215,6 +215,7 @@ class FieldDecl:
     name: str
     type: TypeRef
     label: Label
+    default: Expr | None = None
 
 
 @dataclass(eq=False)

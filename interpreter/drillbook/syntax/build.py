@@ -148,8 +148,8 @@ class Builder(Transformer):
         return A.RecordDecl(self.loc(meta), str(name), label or A.Label(), list(fields))
 
     @v_args(meta=True, inline=True)
-    def field(self, meta, name, typ, label):
-        return A.FieldDecl(self.tloc(name), str(name), typ, label or A.Label())
+    def field(self, meta, name, typ, default, label):
+        return A.FieldDecl(self.tloc(name), str(name), typ, label or A.Label(), default)
 
     @v_args(meta=True, inline=True)
     def named_type(self, meta, name):

@@ -1,0 +1,344 @@
+"""Check stage: a parsed rulebook → a checked ``Model``, or located errors.
+
+Passes, in order: declare every name once; give records their field types; give every
+rule, table, modifier list and check its result type; lay out and prove every table; type
+every rule body; hang exceptions on the rules they name; reject cycles; warn where two
+exceptions of one rule can apply at once; type every example.
+"""
+from __future__ import annotations
+
+from .. import ast as A
+from ..errors import Diagnostic, DrillError, did_you_mean
+from .exprs import Scope, Typer
+from .model import Model, warn
+from .tables import TableChecker
+from .types import ANY, BOOL, CHECK, EFFECTS, INT, RANGE, Ty, assignable, strip
+
+COMBINE = ("sum", "largest", "smallest")
+
+
+def check(loaded) -> Model:
+    """Check a loaded rulebook (see ``loader.load``); raise DrillError listing every error."""
+    head = loaded.main.header
+    model = Model(loaded.main.path, head.label, head.edition, head.languages, loaded.sections)
+    errors: list[Diagnostic] = []
+    Checker(model, errors).run()
+    if errors:
+        errors.sort(key=lambda d: (d.loc.path, d.loc.line, d.loc.col))
+        raise DrillError(errors)
+    return model
+
+
+class Checker:
+    def __init__(self, model: Model, errors: list[Diagnostic]):
+        self.m = model
+        self.errors = errors
+        self.typer = Typer(model, errors)
+
+    def error(self, loc, code, message, hint=None, notes=None):
+        self.errors.append(Diagnostic(loc, code, message, hint, notes=notes or []))
+
+    def run(self):
+        self.declare()
+        self.records()
+        self.signatures()
+        self.tables()
+        self.rules()
+        self.exceptions()
+        if not self.errors:
+            self.cycles()
+            self.conflicts()
+        self.examples()
+
+    # ------------------------------------------------------------ names
+    def declare(self):
+        m = self.m
+        langs = set(m.languages)
+        for sec in m.sections:
+            self.labels(sec.label, sec.loc, langs)
+            for d in sec.items:
+                self.labels(getattr(d, "label", None), d.loc, langs)
+                if isinstance(d, A.ExampleDecl):
+                    m.examples.append(d)
+                    continue
+                if isinstance(d, A.MarkerDecl):
+                    if d.mark in m.markers:
+                        self.twice(d, m.markers[d.mark], f"marker '{d.mark}'")
+                    m.markers[d.mark] = d
+                if d.name in m.decls:
+                    self.twice(d, m.decls[d.name], f"'{d.name}'")
+                    continue
+                m.decls[d.name] = d
+                if isinstance(d, A.EnumDecl):
+                    for i, mem in enumerate(d.members):
+                        self.labels(mem.label, mem.loc, langs)
+                        if mem.name in m.members:
+                            other = m.members[mem.name][0]
+                            self.error(mem.loc, "E205", f"'{mem.name}' is already a level of "
+                                       f"{other.name}", "names of levels are unique in a rulebook",
+                                       [(other.loc, f"{other.name} declared here")])
+                        else:
+                            m.members[mem.name] = (d, i)
+        for name, (enum, _) in m.members.items():
+            if name in m.decls:
+                self.error(m.decls[name].loc, "E205", f"'{name}' is also a level of {enum.name}")
+
+    def labels(self, label, loc, langs):
+        if label is None or not langs:
+            return
+        for lang in label.translations:
+            if lang not in langs:
+                self.error(loc, "E206", f"label in '{lang}', which the rulebook does not declare",
+                           f"add it to the header: languages {', '.join(sorted(langs | {lang}))}")
+
+    def twice(self, new, old, what):
+        sec = old.section.number if old.section else "?"
+        self.error(new.loc, "E207", f"{what} is declared twice",
+                   "rename one of them", [(old.loc, f"first declared here (section {sec})")])
+
+    def records(self):
+        for name, r in self.m.of_kind(A.RecordDecl).items():
+            fields: dict[str, Ty] = {}
+            for f in r.fields:
+                if f.name in fields:
+                    self.error(f.loc, "E207", f"field '{f.name}' of {name} is declared twice")
+                fields[f.name] = self.typer.type_ref(f.type)
+            self.m.record_types[name] = fields
+        for name, r in self.m.of_kind(A.RecordDecl).items():
+            for f in r.fields:
+                if f.default is not None:
+                    self.typer.expect(f.default, Scope(None), self.m.record_types[name][f.name],
+                                      f"the default of {name}.{f.name}")
+
+    def signatures(self):
+        m = self.m
+        for name, d in m.decls.items():
+            if isinstance(d, A.Define) and d.returns is not None:
+                m.returns[name] = self.typer.type_ref(d.returns)
+            elif isinstance(d, A.ModifiersDecl):
+                m.returns[name] = INT
+            elif isinstance(d, A.CheckDecl):
+                m.returns[name] = CHECK
+            elif isinstance(d, A.DieDecl) and d.low > d.high:
+                self.error(d.loc, "E302", f"die '{name}' has no faces: {d.low}..{d.high}")
+
+    def tables(self):
+        tc = TableChecker(self.m, self.typer, self.errors)
+        for name, t in self.m.of_kind(A.TableDecl).items():
+            lay = tc.layout(t)
+            if lay is not None:
+                self.m.tables[name] = lay
+                self.m.returns[name] = lay.result
+
+    def params(self, owner, params):
+        return Scope(owner, [(p.name, self.typer.type_ref(p.type)) for p in params or []])
+
+    # ------------------------------------------------------------ rules
+    def rules(self):
+        m = self.m
+        defines = m.of_kind(A.Define)
+        # rules without a declared type take the type of their value: type those first
+        pending = [d for d in defines.values() if d.name not in m.returns]
+        for d in pending:
+            scope = self.params(d.name, d.params)
+            if d.value is None:
+                self.error(d.loc, "E312", f"'{d.name}' has no value and no declared type",
+                           f"write define {d.name} -> Type, or give it '= value'")
+                m.returns[d.name] = ANY
+                continue
+            m.returns[d.name] = self.typer.expr(d.value, scope)
+            m.frame_size[d.name] = scope.size
+        for d in defines.values():
+            scope = self.params(d.name, d.params)
+            if d.when is not None:
+                self.typer.expect(d.when, scope, BOOL, "a 'when' condition")
+            if d.value is not None and d not in pending:
+                self.typer.expect(d.value, scope, m.returns[d.name], f"the value of '{d.name}'")
+            m.frame_size[d.name] = max(m.frame_size.get(d.name, 0), scope.size)
+        for name, mods in m.of_kind(A.ModifiersDecl).items():
+            if mods.combine not in COMBINE:
+                self.error(mods.combine_loc, "E313", f"unknown way to combine modifiers "
+                           f"'{mods.combine}'", f"one of: {', '.join(COMBINE)}")
+            scope = self.params(name, mods.params)
+            seen = {}
+            for item in mods.items:
+                if item.name in seen:
+                    self.error(item.loc, "E207", f"modifier '{item.name}' appears twice in {name}")
+                seen[item.name] = item
+                self.typer.expect(item.value, scope, INT, f"modifier '{item.name}'")
+                if item.when is not None:
+                    self.typer.expect(item.when, scope, BOOL, "a 'when' condition")
+            m.frame_size[name] = scope.size
+        for name, c in m.of_kind(A.CheckDecl).items():
+            scope = self.params(name, c.params)
+            self.typer._Roll(A.Roll(c.dice.loc, c.dice), scope)
+            if c.modifier is not None:
+                self.typer.expect(c.modifier, scope, INT, "the roll's modifier")
+            want = RANGE if c.op == "within" else INT
+            self.typer.expect(c.target, scope, want, "the target of the check")
+            m.frame_size[name] = scope.size
+
+    def exceptions(self):
+        m = self.m
+        for name, e in m.of_kind(A.ExceptionDecl).items():
+            target = m.decls.get(e.target)
+            if not isinstance(target, (A.Define, A.ExceptionDecl)):
+                rules = [n for n, d in m.decls.items() if isinstance(d, (A.Define, A.ExceptionDecl))]
+                what = f"is a {target.kind}" if target is not None else "does not exist"
+                self.error(e.target_loc, "E208", f"exception '{name}' names '{e.target}', which "
+                           f"{what}; an exception overrides a rule or another exception",
+                           did_you_mean(e.target, rules))
+                continue
+            m.children.setdefault(e.target, []).append(e)
+        for name, e in m.of_kind(A.ExceptionDecl).items():
+            root, seen = e, set()
+            while isinstance(root, A.ExceptionDecl):
+                if root.name in seen:
+                    self.error(e.loc, "E209", f"exception '{name}' is part of a cycle of exceptions",
+                               " -> ".join(sorted(seen)))
+                    root = None
+                    break
+                seen.add(root.name)
+                root = m.decls.get(root.target)
+            if not isinstance(root, A.Define):
+                continue
+            m.root_of[name] = root
+            scope = self.params(root.name, root.params)
+            if e.when is None:
+                self.error(e.loc, "E314", f"exception '{name}' needs a 'when' condition",
+                           "an exception that always applies replaces the rule: use a variant's "
+                           "'replace' instead")
+            else:
+                self.typer.expect(e.when, scope, BOOL, "a 'when' condition")
+            if e.value is None:
+                self.error(e.loc, "E312", f"exception '{name}' gives no value ('= ...')")
+            else:
+                self.typer.expect(e.value, scope, m.returns.get(root.name, ANY),
+                                  f"the value of exception '{name}' (it overrides {root.name})")
+            m.frame_size[root.name] = max(m.frame_size.get(root.name, 0), scope.size)
+
+    # ------------------------------------------------------------ cycles
+    def cycles(self):
+        calls = dict(self.typer.calls)
+        # an exception's calls count as calls of the rule it belongs to
+        graph = {}
+        for owner, callees in calls.items():
+            graph.setdefault(owner, set()).update(callees)
+        state: dict[str, int] = {}
+        stack: list[str] = []
+
+        def visit(n):
+            state[n] = 1
+            stack.append(n)
+            for c in sorted(graph.get(n, ())):
+                if state.get(c) == 1:
+                    cyc = stack[stack.index(c):] + [c]
+                    d = self.m.decls[c]
+                    self.error(d.loc, "E210", f"'{c}' depends on itself: {' -> '.join(cyc)}",
+                               "a rule may not use itself, directly or through others")
+                    raise _Stop
+                if state.get(c) is None:
+                    visit(c)
+            stack.pop()
+            state[n] = 2
+
+        try:
+            for n in sorted(graph):
+                if state.get(n) is None:
+                    visit(n)
+        except _Stop:
+            pass
+
+    # ------------------------------------------------------------ static conflicts
+    def conflicts(self):
+        for parent, kids in self.m.children.items():
+            for i, a in enumerate(kids):
+                for b in kids[i + 1:]:
+                    if a.when is None or b.when is None:
+                        continue
+                    if not disjoint(a.when, b.when):
+                        warn(self.m, Diagnostic(
+                            b.loc, "W501", f"exceptions '{a.name}' and '{b.name}' both override "
+                            f"'{parent}' and nothing in their conditions stops both applying at once",
+                            f"if both apply, evaluation stops with a conflict; make one an "
+                            f"exception to the other (exception {b.name} to {a.name}) or make "
+                            f"their conditions exclusive",
+                            notes=[(a.loc, f"'{a.name}' is declared here")]))
+
+    # ------------------------------------------------------------ examples
+    def examples(self):
+        from ..state import check_givens  # the state module types given entities
+        for ex in self.m.examples:
+            entities = check_givens(self, ex.givens)
+            for loc, die, faces in ex.rolls:
+                d = self.m.decls.get(die)
+                if not isinstance(d, A.DieDecl):
+                    self.error(loc, "E204", f"unknown die '{die}'", did_you_mean(
+                        die, [n for n, x in self.m.decls.items() if isinstance(x, A.DieDecl)]))
+                    continue
+                for f in faces:
+                    if not d.low <= f <= d.high:
+                        self.error(loc, "E405", f"{die} has no face {f} (its faces: "
+                                   f"{d.low}..{d.high})")
+            for loc, name, _ in ex.options:
+                if not isinstance(self.m.decls.get(name), A.OptionDecl):
+                    self.error(loc, "E202", f"unknown option '{name}'", did_you_mean(
+                        name, [n for n, x in self.m.decls.items() if isinstance(x, A.OptionDecl)]))
+            if not ex.expects:
+                self.error(ex.loc, "E315", f"example \"{ex.name}\" expects nothing",
+                           "add an 'expect' line: an example must be able to fail")
+            for exp in ex.expects:
+                scope = Scope(None, entities=entities)
+                if exp.after is not None:
+                    self.typer.expect(exp.after, scope, EFFECTS, "what 'expect after' applies")
+                self.typer.expect(exp.expr, scope, BOOL, "an expectation")
+                exp.frame = scope.size
+
+
+class _Stop(Exception):
+    pass
+
+
+def _facts(cond):
+    """Equalities a condition insists on: {(subject text, field): {values}}; None = unknown."""
+    if isinstance(cond, A.Binary) and cond.op == "and":
+        out = {}
+        for part in (_facts(cond.left), _facts(cond.right)):
+            for k, v in part.items():
+                out[k] = out[k] & v if k in out else v
+        return out
+    if isinstance(cond, A.Binary) and cond.op == "==":
+        for a, b in ((cond.left, cond.right), (cond.right, cond.left)):
+            if isinstance(b, A.Name) and b.ref and b.ref[0] == "member":
+                return {_path(a): {b.name}}
+            if isinstance(b, (A.IntLit, A.BoolLit)):
+                return {_path(a): {b.value}}
+    if isinstance(cond, A.MemberOf) and all(
+            isinstance(o, A.Name) and o.ref and o.ref[0] == "member" for o in cond.options):
+        return {_path(cond.value): {o.name for o in cond.options}}
+    if isinstance(cond, A.FieldOf) or isinstance(cond, A.Name):
+        return {_path(cond): {True}}
+    if isinstance(cond, A.Unary) and cond.op == "not":
+        inner = cond.operand
+        if isinstance(inner, (A.FieldOf, A.Name)):
+            return {_path(inner): {False}}
+    return {}
+
+
+def _path(e) -> str:
+    if isinstance(e, A.Name):
+        return e.name
+    if isinstance(e, A.FieldOf):
+        return _path(e.subject) + "." + e.name
+    if isinstance(e, A.Call):
+        return e.name + "(" + ",".join(_path(a) for a in e.args) + ")"
+    return f"<{id(e)}>"
+
+
+def disjoint(a, b) -> bool:
+    """True when the two conditions visibly cannot both hold."""
+    fa, fb = _facts(a), _facts(b)
+    return any(k in fb and not (fa[k] & fb[k]) for k in fa)
+
+
+__all__ = ["check", "Model", "assignable", "strip"]

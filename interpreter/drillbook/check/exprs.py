@@ -1,0 +1,337 @@
+"""Check stage: name resolution and types of expressions.
+
+Annotates each expression node with ``type`` (a ``Ty``) and ``ref`` (what it names), so
+the compile stage never looks a name up again.
+"""
+from __future__ import annotations
+
+from .. import ast as A
+from ..errors import Diagnostic, did_you_mean
+from .model import Model
+from .types import (ANY, BOOL, BUILTIN_TYPES, CHECK, CHECK_FIELDS, EFFECTS, INT, NONE, RANGE,
+                    RANGE_FIELDS, TEXT, Ty, assignable, join, strip)
+
+BUILTINS = ("next", "prev", "min", "max", "abs", "count", "exists")
+
+
+class Scope:
+    """The names an expression may use: parameters, query variables, given entities."""
+
+    def __init__(self, owner: str | None, params=(), entities=None):
+        self.owner = owner
+        self.names: dict[str, tuple[int, Ty]] = {}
+        self.size = 0
+        self.entities = entities or {}     # name -> record Ty (examples, ask)
+        for name, ty in params:
+            self.bind(name, ty)
+
+    def bind(self, name: str, ty: Ty) -> int:
+        slot = self.size
+        self.size += 1
+        self.names[name] = (slot, ty)
+        return slot
+
+
+class Typer:
+    def __init__(self, model: Model, errors: list[Diagnostic]):
+        self.model = model
+        self.errors = errors
+        self.calls: dict[str, set[str]] = {}     # owner -> names it calls (for cycles)
+
+    # ------------------------------------------------------------ reporting
+    def error(self, loc, code, message, hint=None) -> Ty:
+        self.errors.append(Diagnostic(loc, code, message, hint))
+        return ANY
+
+    def expect(self, e: A.Expr, scope: Scope, want: Ty, what: str) -> Ty:
+        got = self.expr(e, scope)
+        if not assignable(got, want):
+            self.error(e.loc, "E301", f"{what} must be {want}, but this is {got}")
+        return got
+
+    # ------------------------------------------------------------ types written in the source
+    def type_ref(self, t: A.TypeRef) -> Ty:
+        if t.kind == "range":
+            if t.low > t.high:
+                return self.error(t.loc, "E302", f"the range {t.low}..{t.high} is empty")
+            return INT
+        inner = self._named(t.name, t.loc)
+        if t.kind == "optional":
+            return Ty("opt", inner=inner)
+        if t.kind == "list":
+            return Ty("list", inner=inner)
+        return inner
+
+    def _named(self, name: str, loc) -> Ty:
+        if name in BUILTIN_TYPES:
+            return BUILTIN_TYPES[name]
+        d = self.model.decls.get(name)
+        if isinstance(d, A.EnumDecl):
+            return Ty("enum", name)
+        if isinstance(d, A.RecordDecl):
+            return Ty("record", name)
+        if isinstance(d, A.DieDecl):
+            return INT
+        known = list(BUILTIN_TYPES) + [n for n, x in self.model.decls.items()
+                                       if isinstance(x, (A.EnumDecl, A.RecordDecl))]
+        return self.error(loc, "E201", f"unknown type '{name}'", did_you_mean(name, known))
+
+    # ------------------------------------------------------------ expressions
+    def expr(self, e: A.Expr, scope: Scope) -> Ty:
+        method = getattr(self, "_" + type(e).__name__)
+        t = method(e, scope)
+        e.type = t
+        return t
+
+    def _IntLit(self, e, scope):
+        return INT
+
+    def _TextLit(self, e, scope):
+        return TEXT
+
+    def _BoolLit(self, e, scope):
+        return BOOL
+
+    def _NoneLit(self, e, scope):
+        return NONE
+
+    def _NothingLit(self, e, scope):
+        return EFFECTS
+
+    def _RangeLit(self, e, scope):
+        if e.low > e.high:
+            self.error(e.loc, "E302", f"the range {e.low}..{e.high} is empty")
+        return RANGE
+
+    def _Name(self, e, scope):
+        if e.name in scope.names:
+            slot, ty = scope.names[e.name]
+            e.ref = ("local", slot)
+            return ty
+        if e.name in self.model.members:
+            enum, index = self.model.members[e.name]
+            e.ref = ("member", enum.name, index)
+            return Ty("enum", enum.name)
+        if e.name in scope.entities:
+            e.ref = ("entity", e.name)
+            return scope.entities[e.name]
+        d = self.model.decls.get(e.name)
+        if isinstance(d, A.OptionDecl):
+            e.ref = ("option", e.name)
+            return BOOL
+        if isinstance(d, A.Define):
+            if d.params:
+                return self.error(e.loc, "E303", f"'{e.name}' needs arguments",
+                                  f"write {e.name}({', '.join(p.name for p in d.params)})")
+            self._called(scope, e.name)
+            e.ref = ("rule", e.name)
+            return self.model.returns.get(e.name, ANY)
+        if d is not None:
+            return self.error(e.loc, "E304", f"'{e.name}' is a {d.kind}, not a value")
+        known = list(scope.names) + list(self.model.members) + list(scope.entities) + [
+            n for n, x in self.model.decls.items() if isinstance(x, (A.OptionDecl, A.Define))]
+        return self.error(e.loc, "E202", f"unknown name '{e.name}'", did_you_mean(e.name, known))
+
+    def _called(self, scope, name):
+        if scope.owner:
+            self.calls.setdefault(scope.owner, set()).add(name)
+
+    def _FieldOf(self, e, scope):
+        subject = self.expr(e.subject, scope)
+        base = strip(subject)
+        if base.kind == "any":
+            return ANY
+        if base.kind == "record":
+            fields = self.model.record_types[base.name]
+            if e.name in fields:
+                e.ref = ("record", base.name)
+                return fields[e.name]
+            return self.error(e.loc, "E203", f"a {base.name} has no field '{e.name}'",
+                              did_you_mean(e.name, fields))
+        table = {"check": CHECK_FIELDS, "range": RANGE_FIELDS}.get(base.kind)
+        if table is not None:
+            if e.name in table:
+                e.ref = (base.kind, e.name)
+                return table[e.name]
+            return self.error(e.loc, "E203", f"a {base} has no field '{e.name}'",
+                              did_you_mean(e.name, table) or f"its fields: {', '.join(table)}")
+        return self.error(e.loc, "E203", f"a {base} has no fields")
+
+    def _Call(self, e, scope):
+        if e.name in BUILTINS and e.name not in self.model.decls:
+            e.ref = ("builtin", e.name)
+            return self._builtin(e, scope)
+        d = self.model.decls.get(e.name)
+        if isinstance(d, (A.Define, A.TableDecl, A.ModifiersDecl, A.CheckDecl)):
+            params = d.params or []
+            if len(e.args) != len(params):
+                return self.error(e.loc, "E305", f"'{e.name}' takes {len(params)} argument(s), "
+                                  f"not {len(e.args)}",
+                                  f"{e.name}({', '.join(p.name for p in params)})")
+            for arg, p in zip(e.args, params):
+                self.expect(arg, scope, self.type_ref(p.type), f"argument '{p.name}' of {e.name}")
+            self._called(scope, e.name)
+            e.ref = (d.kind, e.name)
+            return self.model.returns.get(e.name, ANY)
+        if d is not None:
+            return self.error(e.loc, "E304", f"'{e.name}' is a {d.kind}; it cannot be called")
+        known = list(BUILTINS) + [n for n, x in self.model.decls.items() if isinstance(
+            x, (A.Define, A.TableDecl, A.ModifiersDecl, A.CheckDecl))]
+        return self.error(e.loc, "E202", f"unknown rule or table '{e.name}'",
+                          did_you_mean(e.name, known))
+
+    def _builtin(self, e, scope):
+        n, args = e.name, e.args
+        if n in ("count", "exists"):
+            if len(args) != 1 or not isinstance(args[0], A.Query):
+                return self.error(e.loc, "E306", f"write {n}(Type x where condition)")
+            self.expr(args[0], scope)
+            return INT if n == "count" else BOOL
+        if any(isinstance(a, A.Query) for a in args):
+            return self.error(e.loc, "E306", f"'{n}' does not take a 'where' query")
+        types = [self.expr(a, scope) for a in args]
+        if n in ("next", "prev"):
+            if len(args) not in (1, 2):
+                return self.error(e.loc, "E305", f"{n} takes a level and an optional count")
+            t = strip(types[0])
+            if t.kind != "any" and not (t.kind == "enum" and self.model.decls[t.name].ordered):
+                return self.error(args[0].loc, "E307", f"{n}() moves along a scale; this is {t}",
+                                  "declare the levels with 'scale' to give them an order")
+            if len(args) == 2 and not assignable(types[1], INT):
+                self.error(args[1].loc, "E301", "the number of levels must be Int")
+            return t
+        if n == "abs":
+            if len(args) != 1:
+                return self.error(e.loc, "E305", "abs takes one number")
+            self._want(args[0], types[0], INT)
+            return INT
+        if not args:
+            return self.error(e.loc, "E305", f"{n} needs at least one value")
+        first = strip(types[0])
+        for a, t in zip(args, types):
+            if first.kind == "enum":
+                if strip(t) != first:
+                    self.error(a.loc, "E301", f"{n}() compares levels of one scale; this is {t}")
+            else:
+                self._want(a, t, INT)
+        if first.kind == "enum" and not self.model.decls[first.name].ordered:
+            self.error(e.loc, "E307", f"{first} is an enum without order; {n}() needs a scale")
+        return first if first.kind == "enum" else INT
+
+    def _want(self, e, got, want):
+        if not assignable(got, want):
+            self.error(e.loc, "E301", f"expected {want}, but this is {got}")
+
+    def _Query(self, e, scope):
+        d = self.model.decls.get(e.type_name)
+        if not isinstance(d, A.RecordDecl):
+            return self.error(e.loc, "E201", f"'{e.type_name}' is not a record type",
+                              did_you_mean(e.type_name, self.model.record_types))
+        saved = scope.names.get(e.var)
+        e.ref = scope.bind(e.var, Ty("record", e.type_name))
+        self.expect(e.cond, scope, BOOL, "a 'where' condition")
+        if saved is None:
+            del scope.names[e.var]
+        else:
+            scope.names[e.var] = saved
+        return ANY
+
+    def _Unary(self, e, scope):
+        want = BOOL if e.op == "not" else INT
+        self.expect(e.operand, scope, want, f"the operand of '{e.op}'")
+        return want
+
+    def _Binary(self, e, scope):
+        a = self.expr(e.left, scope)
+        b = self.expr(e.right, scope)
+        if e.op in ("and", "or"):
+            self._want(e.left, a, BOOL)
+            self._want(e.right, b, BOOL)
+            return BOOL
+        if e.op in ("+", "-", "*"):
+            self._want(e.left, a, INT)
+            self._want(e.right, b, INT)
+            return INT
+        sa, sb = strip(a), strip(b)
+        if e.op in ("==", "!="):
+            if join(a, b) is None:
+                self.error(e.loc, "E308", f"cannot compare {a} with {b}")
+            return BOOL
+        if sa.kind == "enum" and sa == sb and self.model.decls[sa.name].ordered:
+            return BOOL
+        if not (assignable(a, INT) and assignable(b, INT)):
+            self.error(e.loc, "E308", f"'{e.op}' compares numbers or levels of one scale, "
+                       f"not {a} and {b}")
+        return BOOL
+
+    def _MemberOf(self, e, scope):
+        t = self.expr(e.value, scope)
+        for o in e.options:
+            ot = self.expr(o, scope)
+            if join(t, ot) is None:
+                self.error(o.loc, "E308", f"cannot compare {t} with {ot}")
+        return BOOL
+
+    def _IsNone(self, e, scope):
+        t = self.expr(e.value, scope)
+        if t.kind not in ("opt", "any", "none"):
+            self.error(e.loc, "E309", f"this is a {t}, which is never none",
+                       "only optional fields (Type?) can be none")
+        return BOOL
+
+    def _If(self, e, scope):
+        self.expect(e.cond, scope, BOOL, "an 'if' condition")
+        a = self.expr(e.then, scope)
+        b = self.expr(e.otherwise, scope)
+        t = join(a, b)
+        if t is None:
+            return self.error(e.loc, "E310", f"'then' gives {a} but 'else' gives {b}")
+        return t
+
+    def _ListLit(self, e, scope):
+        types = [self.expr(i, scope) for i in e.items]
+        if not types:
+            return Ty("list", inner=ANY)
+        first = types[0]
+        for item, t in zip(e.items, types):
+            if join(first, t) is None:
+                self.error(item.loc, "E310", f"a list holds one type: {first}, not {t}")
+        if first.kind == "effects":
+            return EFFECTS
+        return Ty("list", inner=first)
+
+    def _Roll(self, e, scope):
+        d = self.model.decls.get(e.dice.die)
+        if not isinstance(d, A.DieDecl):
+            dice = [n for n, x in self.model.decls.items() if isinstance(x, A.DieDecl)]
+            return self.error(e.dice.loc, "E204", f"unknown die '{e.dice.die}'",
+                              did_you_mean(e.dice.die, dice) or "declare it: die d10 faces 0..9")
+        return INT
+
+    def _target_field(self, target, scope) -> Ty:
+        if not isinstance(target, A.FieldOf):
+            return self.error(target.loc, "E311", "an effect changes a field, like u.morale")
+        t = self.expr(target, scope)
+        if target.ref is None or target.ref[0] != "record":
+            return self.error(target.loc, "E311", "an effect changes a field of a record")
+        return t
+
+    def _SetEffect(self, e, scope):
+        t = self._target_field(e.target, scope)
+        self.expect(e.value, scope, t, f"the new value of {e.target.name}")
+        return EFFECTS
+
+    def _AddEffect(self, e, scope):
+        t = self._target_field(e.target, scope)
+        self._want(e.target, t, INT)
+        self.expect(e.amount, scope, INT, "the amount added")
+        return EFFECTS
+
+    def _RemoveEffect(self, e, scope):
+        t = strip(self.expr(e.target, scope))
+        if t.kind not in ("record", "any"):
+            self.error(e.target.loc, "E311", f"'remove' takes a record of the state, not {t}")
+        return EFFECTS
+
+
+__all__ = ["Typer", "Scope", "RANGE", "TEXT"]

@@ -1,0 +1,68 @@
+"""Check stage: the checked rulebook — every name resolved, every table laid out.
+
+The compile stage reads a ``Model`` and nothing else from the check stage.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .. import ast as A
+from ..errors import Diagnostic
+from .types import Ty
+
+
+@dataclass
+class TableLayout:
+    """A table as the checker understood it: keys per parameter and the cell for each key."""
+    decl: A.TableDecl
+    shape: str                       # "1d" (one key, one result), "2d", "chart" (columns = fields)
+    key_types: list                  # [Ty] per parameter
+    columns: list                    # chart: field names; 2d: column keys; 1d: [None]
+    rows: list                       # [(row key(s), Cell of the key, [Cell per column])]
+    result: Ty
+
+
+@dataclass
+class Model:
+    path: str
+    title: A.Label
+    edition: str | None
+    languages: list
+    sections: list
+    decls: dict = field(default_factory=dict)        # name -> Decl (one namespace)
+    members: dict = field(default_factory=dict)      # member name -> (EnumDecl, index)
+    children: dict = field(default_factory=dict)     # rule name -> [ExceptionDecl]
+    root_of: dict = field(default_factory=dict)      # exception name -> Define
+    tables: dict = field(default_factory=dict)       # name -> TableLayout
+    markers: dict = field(default_factory=dict)      # mark -> MarkerDecl
+    examples: list = field(default_factory=list)
+    warnings: list = field(default_factory=list)     # [Diagnostic]
+    record_types: dict = field(default_factory=dict)  # record name -> {field: Ty}
+    returns: dict = field(default_factory=dict)      # rule/table/check/modifiers name -> Ty
+    frame_size: dict = field(default_factory=dict)   # rule name -> number of local slots
+    base: "Model | None" = None                      # for a variant: the model it patches
+    patches: list = field(default_factory=list)      # for a variant: what it changed
+
+    def of_kind(self, cls):
+        return {n: d for n, d in self.decls.items() if isinstance(d, cls)}
+
+    @property
+    def default_language(self) -> str | None:
+        return self.languages[0] if self.languages else None
+
+    def annotations(self):
+        """Every (owner, Annotation) in the rulebook, in file order."""
+        for sec in self.sections:
+            for note in sec.annotations:
+                yield sec, note
+            for d in sec.items:
+                for note in d.annotations:
+                    yield d, note
+                for m in getattr(d, "items", []) if isinstance(d, A.ModifiersDecl) else []:
+                    for note in m.annotations:
+                        yield m, note
+
+
+def warn(model: Model, diag: Diagnostic) -> None:
+    diag.severity = "warning"
+    model.warnings.append(diag)

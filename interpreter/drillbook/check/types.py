@@ -1,0 +1,75 @@
+"""Check stage: the types of drillbook values, as the checker reasons about them."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Ty:
+    kind: str                 # int bool text range effects check none any enum record opt list
+    name: str | None = None   # enum or record name
+    inner: "Ty | None" = None
+
+    def __str__(self) -> str:
+        if self.kind in ("enum", "record"):
+            return self.name
+        if self.kind == "opt":
+            return f"{self.inner}?"
+        if self.kind == "list":
+            return f"list of {self.inner}"
+        return {"int": "Int", "bool": "Bool", "text": "Text", "range": "Range",
+                "effects": "Effects", "check": "Check", "none": "none", "any": "?"}[self.kind]
+
+
+INT = Ty("int")
+BOOL = Ty("bool")
+TEXT = Ty("text")
+RANGE = Ty("range")
+EFFECTS = Ty("effects")
+CHECK = Ty("check")
+NONE = Ty("none")
+ANY = Ty("any")
+
+BUILTIN_TYPES = {"Int": INT, "Bool": BOOL, "Text": TEXT, "Range": RANGE, "Effects": EFFECTS,
+                 "Check": CHECK}
+
+# the fields a check result offers to rules (see docs/language.md, "Checks")
+CHECK_FIELDS = {"passed": BOOL, "failed": BOOL, "roll": INT, "total": INT,
+                "passed_by": INT, "failed_by": INT, "rolled": BOOL}
+RANGE_FIELDS = {"low": INT, "high": INT, "empty": BOOL}
+
+
+def strip(t: Ty) -> Ty:
+    return t.inner if t.kind == "opt" else t
+
+
+def assignable(value: Ty, target: Ty) -> bool:
+    """May a value of type ``value`` stand where ``target`` is expected?"""
+    if value.kind == "any" or target.kind == "any":
+        return True
+    if value.kind == "none":
+        return target.kind == "opt"
+    if target.kind == "opt":
+        return assignable(strip(value), target.inner)
+    if value.kind == "opt":       # checked at run time: none here stops with a located error
+        return assignable(value.inner, target)
+    if value.kind == "list" and target.kind == "list":
+        return assignable(value.inner, target.inner)
+    if target.kind == "effects" and value.kind == "list":
+        return value.inner.kind in ("effects", "any")
+    return value.kind == target.kind and value.name == target.name
+
+
+def join(a: Ty, b: Ty) -> Ty | None:
+    """The type of ``if c then a else b``; None when they cannot meet."""
+    if a.kind == "any":
+        return b
+    if b.kind == "any":
+        return a
+    if a.kind == "none":
+        return b if b.kind == "opt" else Ty("opt", inner=b)
+    if b.kind == "none":
+        return a if a.kind == "opt" else Ty("opt", inner=a)
+    if strip(a) == strip(b):
+        return a if a.kind == "opt" else b
+    return None

@@ -1,0 +1,240 @@
+"""CLI: the ``drillbook`` command — check, test, ask, explain, odds.
+
+Exit codes: 0 ok; 1 rule errors, bad state or failed examples; 2 bad usage.
+No Python traceback ever reaches the user: every error is printed located, with a caret.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+
+from .errors import Diagnostic, DrillError, Loc, remember_source
+
+CMDLINE = "<command line>"
+
+
+class UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):          # argparse would print and exit(2) itself
+        raise UsageError(message)
+
+
+def _point(argv: list[str], message: str) -> DrillError:
+    """A usage error located on the command line, with a caret under the offending word."""
+    line = "drillbook " + " ".join(shlex.quote(a) for a in argv)
+    remember_source(CMDLINE, line)
+    col = len("drillbook ") + 1
+    pos = len("drillbook ")
+    for a in argv:
+        q = shlex.quote(a)
+        if a and (f"'{a}'" in message or f" {a}" in message or message.endswith(a)):
+            col = pos + 1
+            break
+        pos += len(q) + 1
+    return DrillError([Diagnostic(Loc(CMDLINE, 1, col, 1, col + 1), "E800", message,
+                                  "see drillbook --help")])
+
+
+def _rolls(values: list[str], argv) -> dict:
+    out: dict[str, list[int]] = {}
+    for v in values or []:
+        die, eq, faces = v.partition("=")
+        try:
+            nums = [int(x) for x in faces.split(",")] if eq else None
+        except ValueError:
+            nums = None
+        if not die or nums is None:
+            raise _point(argv, f"--roll takes DIE=FACE[,FACE...], like d10=7, not '{v}'")
+        out.setdefault(die, []).extend(nums)
+    return out
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="drillbook", description="A rules language for historical wargames.")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    c = sub.add_parser("check", help="check a rulebook: syntax, names, types, tables, cycles")
+    c.add_argument("path")
+    c.add_argument("--doubts", action="store_true", help="list every doubt and gap in the sources")
+    c.add_argument("--json", action="store_true")
+
+    t = sub.add_parser("test", help="run the examples of one or more rulebooks")
+    t.add_argument("paths", nargs="+")
+    t.add_argument("-k", dest="only", help="run only examples whose name contains this text")
+    t.add_argument("-v", "--verbose", action="store_true", help="list every example")
+
+    for name, helptext in (("ask", "evaluate a question against a game state"),
+                           ("explain", "answer a question as a ruling that cites the rules"),
+                           ("odds", "exact distribution of a question over the dice not given")):
+        q = sub.add_parser(name, help=helptext)
+        q.add_argument("rulebook")
+        q.add_argument("question", help="an expression, e.g. 'morale_test(u1)'")
+        q.add_argument("--state", help="YAML or JSON file with the game state")
+        q.add_argument("--roll", action="append", default=[], metavar="DIE=FACE",
+                       help="a die's face(s), in the order rolled; may repeat")
+        q.add_argument("--option", action="append", default=[], metavar="NAME[=on|off]")
+        q.add_argument("--lang", help="language of labels in the answer (e.g. ru)")
+        q.add_argument("--json", action="store_true", help="machine-readable output")
+        if name != "odds":
+            q.add_argument("--seed", type=int, help="draw dice not given from this seed")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        args = build_parser().parse_args(argv)
+        if not args.command:
+            raise UsageError("choose a command: check, test, ask, explain or odds")
+        return COMMANDS[args.command](args, argv)
+    except UsageError as e:
+        print(_point(argv, str(e)).render(), file=sys.stderr)
+        return 2
+    except DrillError as e:
+        print(e.render(), file=sys.stderr)
+        return 2 if all(d.loc.path == CMDLINE for d in e.diagnostics) else 1
+    except RecursionError:
+        print(f"{CMDLINE}:1:1: error[E998]: the rulebook nests too deeply to evaluate",
+              file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+def _open(path, argv):
+    from .evaluate import Rulebook
+    return Rulebook.open(path, _where(argv, path))
+
+
+def _where(argv, word) -> Loc:
+    line = "drillbook " + " ".join(shlex.quote(a) for a in argv)
+    remember_source(CMDLINE, line)
+    pos = len("drillbook ")
+    for a in argv:
+        if a == word:
+            return Loc(CMDLINE, 1, pos + 1, 1, pos + 1 + len(a))
+        pos += len(shlex.quote(a)) + 1
+    return Loc(CMDLINE, 1, 1)
+
+
+# ------------------------------------------------------------------ commands
+def cmd_check(args, argv) -> int:
+    rb = _open(args.path, argv)
+    m = rb.model
+    from . import ast as A
+    notes = [(owner, n) for owner, n in m.annotations() if n.kind in ("doubt", "gap")]
+    if args.json:
+        print(json.dumps({
+            "rulebook": m.title.text, "ok": True,
+            "warnings": [w.as_json() for w in m.warnings],
+            "doubts": [{"path": n.loc.path, "line": n.loc.line, "col": n.loc.col,
+                        "kind": n.kind, "text": n.text,
+                        "section": getattr(getattr(o, "section", None), "number", None)}
+                       for o, n in notes]}, ensure_ascii=False, indent=2))
+        return 0
+    for w in m.warnings:
+        print(w.render(), file=sys.stderr)
+    count = {k: len(m.of_kind(cls)) for k, cls in (
+        ("rules", A.Define), ("exceptions", A.ExceptionDecl), ("tables", A.TableDecl),
+        ("modifier lists", A.ModifiersDecl), ("checks", A.CheckDecl))}
+    print(f"ok: {m.title.text} — {len(m.sections)} sections, "
+          + ", ".join(f"{n} {k}" for k, n in count.items())
+          + f", {len(m.examples)} examples; {len(notes)} doubts and gaps"
+          + (f"; {len(m.warnings)} warnings" if m.warnings else ""))
+    if args.doubts:
+        for owner, n in notes:
+            sec = getattr(owner, "section", None) or (owner if hasattr(owner, "number") else None)
+            where = f" (§{sec.number})" if sec is not None else ""
+            print(f"{n.loc}: {n.kind}{where}: {n.text}")
+    return 0
+
+
+def cmd_test(args, argv) -> int:
+    passed = failed = 0
+    broken = False
+    for path in args.paths:
+        try:
+            rb = _open(path, argv)
+        except DrillError as e:
+            print(e.render(), file=sys.stderr)
+            broken = True
+            continue
+        for r in rb.run_examples(args.only):
+            ex = r.example
+            sec = ex.section.number if ex.section else "?"
+            if r.passed:
+                passed += 1
+                if args.verbose:
+                    print(f"ok    §{sec} {ex.name}")
+                continue
+            failed += 1
+            print(f"FAIL  §{sec} {ex.name}  ({ex.loc})")
+            for loc, msg in r.failures:
+                print(f"      {loc}: {msg}")
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed or broken else 0
+
+
+def _question_inputs(args, argv):
+    rb = _open(args.rulebook, argv)
+    state = rb.state(args.state)
+    rolls = rb.rolls(_rolls(args.roll, argv), _where(argv, "--roll"))
+    options = rb.options(args.option, _where(argv, "--option"))
+    return rb, state, rolls, options
+
+
+def cmd_ask(args, argv) -> int:
+    from .explain import answer_json
+    from .runtime import show
+    rb, state, rolls, options = _question_inputs(args, argv)
+    ans = rb.ask(args.question, state, rolls, options, seed=args.seed, trace=args.json)
+    if args.json:
+        print(json.dumps(answer_json(ans), ensure_ascii=False, indent=2))
+        return 0
+    print(show(ans.value, args.lang))
+    for _, text in ans.log:
+        print(f"  {text}")
+    return 0
+
+
+def cmd_explain(args, argv) -> int:
+    from .explain import answer_json, ruling
+    rb, state, rolls, options = _question_inputs(args, argv)
+    ans = rb.ask(args.question, state, rolls, options, seed=args.seed, trace=True)
+    if args.json:
+        out = answer_json(ans)
+        out["ruling"] = ruling(ans, args.lang)
+        print(json.dumps(out, ensure_ascii=False, indent=2))
+        return 0
+    print(ruling(ans, args.lang))
+    return 0
+
+
+def cmd_odds(args, argv) -> int:
+    rb, state, rolls, options = _question_inputs(args, argv)
+    t, dist = rb.odds(args.question, state, rolls, options)
+    rows = sorted(dist.items(), key=lambda kv: (-kv[1], kv[0]))
+    if args.json:
+        print(json.dumps({"question": args.question, "type": str(t), "outcomes": [
+            {"outcome": k, "fraction": f"{p.numerator}/{p.denominator}",
+             "percent": round(float(p) * 100, 4)} for k, p in rows]}, ensure_ascii=False, indent=2))
+        return 0
+    width = max(len(k) for k, _ in rows)
+    print(f"odds of {args.question}:")
+    for k, p in rows:
+        frac = f"{p.numerator}/{p.denominator}"
+        print(f"  {k:<{width}}  {frac:>9}  {float(p) * 100:7.3f}%")
+    return 0
+
+
+COMMANDS = {"check": cmd_check, "test": cmd_test, "ask": cmd_ask, "explain": cmd_explain,
+            "odds": cmd_odds}
+
+
+if __name__ == "__main__":
+    sys.exit(main())

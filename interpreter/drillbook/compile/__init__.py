@@ -1,0 +1,296 @@
+"""Compile stage: a checked ``Model`` → a ``Program`` of closures, built once, run many times.
+
+Rules with exceptions follow default logic: the exceptions of a rule are tried first; if
+exactly one gives a value it decides, if two do evaluation stops with a conflict naming
+both, if none does the rule's own case decides.  An exception can have exceptions too.
+"""
+from __future__ import annotations
+
+from .. import ast as A
+from ..errors import Diagnostic, DrillError
+from ..runtime import NEVER, CheckResult, Entity, Level, Range, Trace, show
+from .exprs import ExprCompiler
+
+_EMPTY = object()        # "this rule or exception does not apply"
+
+
+class _Ref:
+    """A late-bound callable, so that rules may call rules compiled after them."""
+    __slots__ = ("fn",)
+
+    def __init__(self):
+        self.fn = None
+
+
+class Program:
+    def __init__(self, model):
+        self.model = model
+        self.levels: dict[str, list[Level]] = {}
+        for name, enum in model.of_kind(A.EnumDecl).items():
+            self.levels[name] = [Level(name, m.name, i, m.label) for i, m in enumerate(enum.members)]
+        self.refs: dict[str, _Ref] = {}
+        self.exprs = ExprCompiler(self)
+        self.callables: dict[str, object] = {}
+        for name, d in model.decls.items():
+            build = {A.Define: self._define, A.TableDecl: self._table,
+                     A.ModifiersDecl: self._modifiers, A.CheckDecl: self._check}.get(type(d))
+            if build is not None and (not isinstance(d, A.TableDecl) or name in model.tables):
+                self.callables[name] = build(d)
+                self._ref(name).fn = self.callables[name]
+
+    # ------------------------------------------------------------ calls
+    def _ref(self, name) -> _Ref:
+        return self.refs.setdefault(name, _Ref())
+
+    def call_site(self, name, arg_fns, loc):
+        ref = self._ref(name)
+        if not arg_fns:
+            return lambda ctx, s: ref.fn(ctx, [])
+        if len(arg_fns) == 1:
+            a0 = arg_fns[0]
+            return lambda ctx, s: ref.fn(ctx, [a0(ctx, s)])
+        if len(arg_fns) == 2:
+            a0, a1 = arg_fns
+            return lambda ctx, s: ref.fn(ctx, [a0(ctx, s), a1(ctx, s)])
+        return lambda ctx, s: ref.fn(ctx, [a(ctx, s) for a in arg_fns])
+
+    def compile_expr(self, e: A.Expr):
+        return self.exprs.expr(e)
+
+    def trace_roll(self, die, face):
+        return Trace("roll", die, value=face)
+
+    def _frame(self, name, args):
+        extra = self.model.frame_size.get(name, 0) - len(args)
+        return args + [None] * extra if extra > 0 else args
+
+    # ------------------------------------------------------------ rules & exceptions
+    def _case(self, d):
+        when = self.exprs.expr(d.when) if d.when is not None else None
+        value = self.exprs.expr(d.value) if d.value is not None else None
+        kids = [self._case(k) for k in self.model.children.get(d.name, [])]
+        return d, when, value, kids
+
+    def _define(self, d: A.Define):
+        tree = self._case(d)
+        name = d.name
+        params = [p.name for p in d.params or []]
+        if not tree[3] and tree[1] is None and tree[2] is not None:
+            value = tree[2]       # a plain rule: no exceptions, no condition
+
+            def plain(ctx, args):
+                s = self._frame(name, args)
+                if ctx.trace is None:
+                    return value(ctx, s)
+                node = Trace("rule", name, d, detail={"args": dict(zip(params, args))})
+                ctx.enter(node)
+                try:
+                    node.value = value(ctx, s)
+                finally:
+                    ctx.leave()
+                return node.value
+            return plain
+
+        def with_exceptions(ctx, args):
+            s = self._frame(name, args)
+            node = None
+            if ctx.trace is not None:
+                node = Trace("rule", name, d, detail={"args": dict(zip(params, args)),
+                                                      "considered": []})
+                ctx.enter(node)
+            try:
+                got = self._decide(tree, ctx, s, node)
+            finally:
+                if node is not None:
+                    ctx.leave()
+            if got is _EMPTY:
+                raise DrillError([Diagnostic(d.loc, "E606", f"no case of '{name}' applies here",
+                                             "its own 'when' is false and no exception applies")])
+            decl, v = got
+            if node is not None:
+                node.value = v
+                node.detail["decided_by"] = decl
+            return v
+        return with_exceptions
+
+    def _decide(self, tree, ctx, s, node):
+        decl, when, value, kids = tree
+        found = []
+        for kid in kids:
+            got = self._decide(kid, ctx, s, node)
+            if got is not _EMPTY:
+                found.append(got)
+        if len(found) > 1:
+            (a, _), (b, _) = found[0], found[1]
+            raise DrillError([Diagnostic(
+                b.loc, "E607", f"conflict: exceptions '{a.name}' ({_cite(a)}) and '{b.name}' "
+                f"({_cite(b)}) both apply to '{decl.name}' and neither overrides the other",
+                "decide which wins: make one an exception to the other",
+                notes=[(a.loc, f"'{a.name}' applies too")])])
+        if found:
+            if node is not None:
+                node.detail["considered"].append((decl, "overridden", found[0][0]))
+            return found[0]
+        applies = when is None or when(ctx, s)
+        if node is not None and decl is not node.decl:
+            node.detail["considered"].append((decl, "applies" if applies else "does not apply",
+                                              None))
+        if not applies or value is None:
+            return _EMPTY
+        return decl, value(ctx, s)
+
+    # ------------------------------------------------------------ tables
+    def _table(self, t: A.TableDecl):
+        lay = self.model.tables[t.name]
+        cells: dict = {}
+        for keys, key_cell, values in lay.rows:
+            for col_keys, cell, parsed in values:
+                v = self._cell_value(parsed)
+                for rk in keys:
+                    for ck in col_keys:
+                        cells[(rk, ck)] = (v, cell, key_cell)
+        if lay.shape == "chart":
+            rec = lay.result.name
+            rows = {}
+            for keys, key_cell, values in lay.rows:
+                fields = {cols[0]: self._cell_value(parsed) for cols, _, parsed in values}
+                for rk in keys:
+                    rows[(rk, None)] = (Entity(rec, f"{t.name}[{self._show_key(rk)}]", fields),
+                                        key_cell, key_cell)
+            cells = rows
+        two = lay.shape == "2d"
+        name = t.name
+
+        def lookup(ctx, args):
+            k0 = args[0]
+            k0 = k0.name if isinstance(k0, Level) else k0
+            k1 = None
+            if two:
+                k1 = args[1]
+                k1 = k1.name if isinstance(k1, Level) else k1
+            hit = cells.get((k0, k1))
+            if hit is None:
+                raise DrillError([Diagnostic(t.loc, "E608", f"table '{name}' has no cell for "
+                                             f"{', '.join(show(a) for a in args)}")])
+            if ctx.trace is not None:
+                ctx.stack[-1].children.append(Trace("table", name, t, hit[0], {
+                    "keys": list(args), "cell": hit[1]}))
+            return hit[0]
+        return lookup
+
+    @staticmethod
+    def _show_key(k):
+        return str(k)
+
+    def _cell_value(self, parsed):
+        kind = parsed[0]
+        if kind == "na":
+            return None
+        if kind == "never":
+            return NEVER
+        if kind == "range":
+            return Range(parsed[1], parsed[2])
+        if kind == "member":
+            return self.levels[parsed[1]][parsed[2]]
+        return parsed[1]          # int, text, bool
+
+    # ------------------------------------------------------------ modifiers
+    def _modifiers(self, m: A.ModifiersDecl):
+        items = [(i, self.exprs.expr(i.value), self.exprs.expr(i.when) if i.when else None)
+                 for i in m.items]
+        how, cap, name = m.combine, m.cap, m.name
+
+        def total(ctx, args):
+            s = self._frame(name, args)
+            node = None
+            if ctx.trace is not None:
+                node = Trace("modifiers", name, m, detail={"items": []})
+                ctx.enter(node)
+            try:
+                applied = []
+                for item, value, when in items:
+                    on = when is None or when(ctx, s)
+                    v = value(ctx, s) if on else None
+                    if on:
+                        applied.append(v)
+                    if node is not None:
+                        node.detail["items"].append((item, on, v))
+            finally:
+                if node is not None:
+                    ctx.leave()
+            if how == "sum":
+                result = sum(applied)
+            elif not applied:
+                result = 0
+            else:
+                result = max(applied) if how == "largest" else min(applied)
+            if cap is not None:
+                result = max(cap[0], min(cap[1], result))
+            if node is not None:
+                node.value = result
+            return result
+        return total
+
+    # ------------------------------------------------------------ checks
+    def _check(self, c: A.CheckDecl):
+        die = self.model.decls[c.dice.die]
+        count, low, high = c.dice.count, die.low, die.high
+        modifier = self.exprs.expr(c.modifier) if c.modifier is not None else (lambda ctx, s: 0)
+        target = self.exprs.expr(c.target)
+        op, name, clamped, loc = c.op, c.name, c.clamped, c.dice.loc
+
+        def run(ctx, args):
+            s = self._frame(name, args)
+            node = None
+            if ctx.trace is not None:
+                node = Trace("check", name, c)
+                ctx.enter(node)
+            try:
+                goal = target(ctx, s)
+                if goal is None:
+                    raise DrillError([Diagnostic(c.target.loc, "E609", f"check '{name}': the "
+                                     "target does not apply here (the table says —)")])
+                if op == "within" and goal.empty:
+                    result = CheckResult(name, None, 0, None, op, goal, False, 0)
+                else:
+                    natural = 0
+                    for _ in range(count):
+                        face = ctx.dice.roll(die.name, low, high, loc)
+                        if node is not None:
+                            node.children.append(Trace("roll", die.name, value=face))
+                        natural += face
+                    mod = modifier(ctx, s)
+                    total = natural + mod
+                    if clamped:
+                        total = max(count * low, min(count * high, total))
+                    result = _judge(name, natural, mod, total, op, goal)
+            finally:
+                if node is not None:
+                    ctx.leave()
+            if node is not None:
+                node.value = result
+            return result
+        return run
+
+
+def _judge(name, natural, mod, total, op, goal):
+    if op == "at_most":
+        ok = total <= goal
+        margin = goal - total if ok else total - goal
+    elif op == "at_least":
+        ok = total >= goal
+        margin = total - goal if ok else goal - total
+    else:
+        ok = goal.low <= total <= goal.high
+        margin = min(total - goal.low, goal.high - total) if ok else (
+            total - goal.high if total > goal.high else goal.low - total)
+    return CheckResult(name, natural, mod, total, op, goal, ok, margin)
+
+
+def _cite(d) -> str:
+    sec = d.section
+    return f"§{sec.number} {sec.label.text or ''}".strip() if sec else "?"
+
+
+def compile_model(model) -> Program:
+    return Program(model)

@@ -1,0 +1,214 @@
+"""Evaluate stage: questions, exact odds and examples against a compiled rulebook.
+
+``Rulebook.open(path)`` loads, checks and compiles once; ``ask``, ``odds`` and
+``run_examples`` then evaluate as often as needed.  Nothing here knows any game.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from . import ast as A
+from .check import check
+from .check.exprs import Scope
+from .check.types import ANY, Ty
+from .compile import compile_model
+from .errors import Diagnostic, DrillError, Loc, did_you_mean, fail, source_line
+from .loader import load
+from .runtime import CheckResult, Ctx, Dice, Effect, NeedRoll, State, show
+from .state import load_state, state_from_givens
+
+MAX_OUTCOMES = 200_000     # enumeration stops here rather than run for ever
+
+
+@dataclass
+class Answer:
+    question: str
+    value: object
+    type: Ty
+    trace: object
+    dice: list
+    state: State
+    new_state: State | None = None
+    log: list = field(default_factory=list)
+
+
+@dataclass
+class ExampleResult:
+    example: A.ExampleDecl
+    passed: bool
+    failures: list      # [(Loc, message)]
+
+
+class Rulebook:
+    """A rulebook loaded, checked and compiled, ready for questions."""
+
+    def __init__(self, model, program):
+        self.model = model
+        self.program = program
+
+    @classmethod
+    def open(cls, path: str, where: Loc | None = None) -> "Rulebook":
+        from .variants import is_variant, load_variant
+        if is_variant(path):
+            model = load_variant(path, where)
+        else:
+            model = check(load(path, where))
+        return cls(model, compile_model(model))
+
+    # ------------------------------------------------------------ inputs
+    def state(self, path: str | None) -> State:
+        return load_state(self.program, path)
+
+    def options(self, names, where: Loc | None = None) -> frozenset:
+        decls = self.model.of_kind(A.OptionDecl)
+        on = {n for n, d in decls.items() if d.default}
+        for raw in names or []:
+            name, _, state = raw.partition("=")
+            if name not in decls:
+                fail(where or Loc("<command line>"), "E801", f"unknown option '{name}'",
+                     did_you_mean(name, decls) or f"options: {', '.join(decls) or 'none'}")
+            if state in ("", "on"):
+                on.add(name)
+            elif state == "off":
+                on.discard(name)
+            else:
+                fail(where or Loc("<command line>"), "E801", f"option '{name}' is 'on' or 'off'")
+        return frozenset(on)
+
+    def rolls(self, given: dict, where: Loc | None = None) -> dict:
+        dice = self.model.of_kind(A.DieDecl)
+        for die, faces in given.items():
+            if die not in dice:
+                fail(where or Loc("<command line>"), "E204", f"unknown die '{die}'",
+                     did_you_mean(die, dice) or f"dice: {', '.join(dice) or 'none'}")
+            for f in faces:
+                if not dice[die].low <= f <= dice[die].high:
+                    fail(where or Loc("<command line>"), "E405",
+                         f"{die} has no face {f} (its faces: {dice[die].low}..{dice[die].high})")
+        return given
+
+    # ------------------------------------------------------------ questions
+    def question(self, text: str, state: State):
+        """Parse and type a question; return (closure, type, frame size, expression)."""
+        from .syntax import parse_expr
+        expr = parse_expr(text, "<question>")
+        entities = {ident: Ty("record", ent.type) for ident, ent in state.entities.items()}
+        errors: list[Diagnostic] = []
+        from .check.exprs import Typer
+        scope = Scope(None, entities=entities)
+        t = Typer(self.model, errors).expr(expr, scope)
+        if errors:
+            raise DrillError(errors)
+        return self.program.compile_expr(expr), t, scope.size, expr
+
+    def ask(self, text, state, rolls=None, options=frozenset(), seed=None, trace=True) -> Answer:
+        fn, t, size, _ = self.question(text, state)
+        dice = Dice(rolls, seed=seed)
+        ctx = Ctx(state, dice, options, trace)
+        value = fn(ctx, [None] * size)
+        ans = Answer(text, value, t, ctx.trace, dice.read, state)
+        if t.kind == "effects":
+            ans.new_state, ans.log = state.apply(value)
+        return ans
+
+    def odds(self, text, state, rolls=None, options=frozenset()):
+        """Exact distribution of the question's value over every die not given."""
+        fn, t, size, _ = self.question(text, state)
+        return t, enumerate_outcomes(lambda dice: fn(Ctx(state, dice, options), [None] * size),
+                                     rolls)
+
+    # ------------------------------------------------------------ examples
+    def run_examples(self, only: str | None = None) -> list[ExampleResult]:
+        results = []
+        for ex in self.model.examples:
+            if only and only not in ex.name:
+                continue
+            results.append(self.run_example(ex))
+        return results
+
+    def run_example(self, ex: A.ExampleDecl) -> ExampleResult:
+        failures = []
+        try:
+            state = state_from_givens(self.program, ex.givens)
+            options = self.options([f"{n}={'on' if on else 'off'}" for _, n, on in ex.options],
+                                   ex.loc)
+        except DrillError as e:
+            return ExampleResult(ex, False, [(d.loc, d.message) for d in e.diagnostics])
+        rolls: dict[str, list[int]] = {}
+        for _, die, faces in ex.rolls:
+            rolls.setdefault(die, []).extend(faces)
+        for exp in ex.expects:
+            try:
+                here = state
+                if exp.after is not None:
+                    effects = self.program.compile_expr(exp.after)(
+                        Ctx(state, Dice(rolls), options), [None] * exp.frame)
+                    here, _ = state.apply(effects)
+                fn = self.program.compile_expr(exp.expr)
+                ok = fn(Ctx(here, Dice(rolls), options), [None] * exp.frame)
+                if not ok:
+                    failures.append((exp.loc, self._why(exp, here, rolls, options)))
+            except DrillError as e:
+                d = e.diagnostics[0]
+                failures.append((exp.loc, f"stopped with an error: {d.loc}: {d.message}"))
+        return ExampleResult(ex, not failures, failures)
+
+    def _why(self, exp, state, rolls, options) -> str:
+        e = exp.expr
+        text = _source_text(e.loc) or "the expectation"
+        if isinstance(e, A.Binary) and e.op in ("==", "!=", "<", "<=", ">", ">="):
+            vals = []
+            for side in (e.left, e.right):
+                try:
+                    v = self.program.compile_expr(side)(Ctx(state, Dice(rolls), options),
+                                                        [None] * exp.frame)
+                    vals.append(show(v))
+                except DrillError:
+                    vals.append("(error)")
+            return f"expected {text}, but the left side is {vals[0]} and the right side {vals[1]}"
+        return f"expected {text}, but it is false"
+
+
+def _source_text(loc: Loc) -> str | None:
+    line = source_line(loc.path, loc.line)
+    if line is None:
+        return None
+    end = loc.end_col if loc.end_line == loc.line and loc.end_col > loc.col else len(line) + 1
+    return line[loc.col - 1:end - 1].strip()
+
+
+def outcome_key(value):
+    """How a value is counted in a distribution."""
+    if isinstance(value, CheckResult):
+        return "passed" if value.passed else "failed"
+    if isinstance(value, tuple) and (not value or isinstance(value[0], Effect)):
+        return show(value)
+    return show(value)
+
+
+def enumerate_outcomes(run, rolls=None) -> dict:
+    """Run ``run(dice)`` over every face of every die it reads; return {outcome: Fraction}."""
+    dist: dict[str, Fraction] = {}
+    stack = [([], Fraction(1))]
+    runs = 0
+    while stack:
+        path, p = stack.pop()
+        runs += 1
+        if runs > MAX_OUTCOMES:
+            fail(Loc("<question>"), "E802", f"more than {MAX_OUTCOMES} dice outcomes to enumerate",
+                 "give some of the rolls with --roll")
+        try:
+            value = run(Dice(rolls, path=path))
+        except NeedRoll as need:
+            faces = range(need.low, need.high + 1)
+            share = p / len(faces)
+            for f in reversed(faces):
+                stack.append((path + [f], share))
+            continue
+        key = outcome_key(value)
+        dist[key] = dist.get(key, Fraction(0)) + p
+    return dist
+
+
+__all__ = ["Rulebook", "Answer", "ExampleResult", "enumerate_outcomes", "ANY"]

@@ -1,0 +1,223 @@
+"""Explain stage: a trace becomes a ruling a player would accept, or stable JSON.
+
+Every step names the section that decided it; a ruling ends with the list of sections cited.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+from . import ast as A
+from .runtime import CheckResult, Entity, Level, Range, Trace, show
+
+
+def cite(decl, lang=None) -> str:
+    sec = getattr(decl, "section", None)
+    if sec is None:
+        return ""
+    title = sec.label.show("", lang)
+    return f"§{sec.number}" + (f" {title}" if title else "")
+
+
+def label(decl, lang=None) -> str:
+    lab = getattr(decl, "label", None)
+    name = getattr(decl, "name", "")
+    return lab.show(name, lang) if lab is not None else name
+
+
+def sections_of(trace: Trace) -> list:
+    seen, out = set(), []
+
+    def walk(node):
+        for d in _decls(node):
+            sec = getattr(d, "section", None)
+            if sec is not None and sec.number not in seen:
+                seen.add(sec.number)
+                out.append(sec)
+        for c in node.children:
+            walk(c)
+    walk(trace)
+    return out
+
+
+def _decls(node):
+    if node.decl is not None:
+        yield node.decl
+    decided = node.detail.get("decided_by")
+    if decided is not None:
+        yield decided
+    for item, on, _ in node.detail.get("items", []):
+        if on:
+            yield node.decl
+
+
+# ------------------------------------------------------------------ prose
+def ruling(answer, lang=None) -> str:
+    v = answer.value
+    lines = [f"Question: {answer.question}", f"Ruling: {_verdict(v, lang)}"]
+    if answer.dice:
+        lines.append("Dice: " + ", ".join(f"{d} = {f} ({how})" for d, f, how in answer.dice))
+    lines.append("")
+    lines.append("Why:")
+    for node in answer.trace.children:
+        lines += _node(node, 1, lang)
+    if answer.log:
+        lines.append("")
+        lines.append("Effects on the game state, in order:")
+        for eff, text in answer.log:
+            lines.append(f"  - {text}")
+    secs = sections_of(answer.trace)
+    if secs:
+        lines.append("")
+        lines.append("Rules cited: " + "; ".join(s.cite(lang) for s in secs))
+    return "\n".join(lines)
+
+
+def _verdict(v, lang) -> str:
+    if isinstance(v, CheckResult):
+        if v.natural is None:
+            return "the check fails: the table says No, so there is nothing to roll"
+        word = "passes" if v.passed else "fails"
+        how = f" by {v.margin}" if v.margin else ""
+        return f"the check {word}{how} (modified roll {v.total}, needed {_target(v)})"
+    return show(v, lang)
+
+
+def _target(v: CheckResult) -> str:
+    if v.op == "at_most":
+        return f"{v.target} or less"
+    if v.op == "at_least":
+        return f"{v.target} or more"
+    return f"within {v.target}"
+
+
+def _node(node: Trace, depth: int, lang) -> list:
+    pad = "  " * depth
+    kind = node.kind
+    out = []
+    if kind == "roll":
+        return [f"{pad}- {node.name} rolled {node.value}"]
+    if kind == "table":
+        cell = node.detail["cell"]
+        keys = ", ".join(show(k, lang) for k in node.detail["keys"])
+        shown = "— (does not apply)" if node.value is None else show(node.value, lang)
+        return [f"{pad}- {label(node.decl, lang)} ({cite(node.decl, lang)}): at {keys} the "
+                f"chart gives {shown} (line {cell.loc.line})"]
+    if kind == "modifiers":
+        out.append(f"{pad}- {label(node.decl, lang)} ({cite(node.decl, lang)}): total "
+                   f"{_signed(node.value)}")
+        for item, on, v in node.detail["items"]:
+            text = item.label.show(item.name, lang)
+            if on:
+                out.append(f"{pad}    applied {_signed(v)}: {text}")
+            else:
+                out.append(f"{pad}    not applied: {text} (its condition does not hold)")
+        for c in node.children:
+            out += _node(c, depth + 2, lang)
+        return out
+    if kind == "check":
+        v = node.value
+        head = f"{pad}- {label(node.decl, lang)} ({cite(node.decl, lang)}): "
+        if v is None:
+            return [head + "stopped"]
+        if v.natural is None:
+            out.append(head + "the table says No: nothing to roll, the check fails")
+        else:
+            word = "passed" if v.passed else "failed"
+            by = f" by {v.margin}" if v.margin else ""
+            out.append(head + f"rolled {v.natural}, modifier {_signed(v.modifier)}, total "
+                       f"{v.total}; needed {_target(v)}: {word}{by}")
+        for c in node.children:
+            out += _node(c, depth + 1, lang)
+        return out
+    if kind == "rule":
+        decided = node.detail.get("decided_by")
+        args = ", ".join(f"{k} = {show(a, lang)}" for k, a in node.detail.get("args", {}).items())
+        head = f"{pad}- {label(node.decl, lang)}" + (f" ({args})" if args else "") + \
+            f" is {show(node.value, lang)}"
+        if decided is not None and decided is not node.decl:
+            head += (f": exception '{label(decided, lang)}' ({cite(decided, lang)}) decides, "
+                     f"overriding the rule of {cite(node.decl, lang)}")
+        else:
+            head += f" ({cite(node.decl, lang)})"
+        out.append(head)
+        for decl, status, winner in node.detail.get("considered", []):
+            if status == "does not apply":
+                out.append(f"{pad}    exception '{label(decl, lang)}' ({cite(decl, lang)}) "
+                           "does not apply: its condition does not hold")
+        for c in node.children:
+            out += _node(c, depth + 1, lang)
+        return out
+    for c in node.children:
+        out += _node(c, depth, lang)
+    return out
+
+
+def _signed(n) -> str:
+    if n is None:
+        return "0"
+    return f"+{n}" if n > 0 else ("−" + str(-n) if n < 0 else "0")
+
+
+# ------------------------------------------------------------------ JSON
+def to_json(v):
+    if v is None or isinstance(v, (bool, int, str)):
+        return v
+    if isinstance(v, Level):
+        return {"level": v.name, "of": v.enum}
+    if isinstance(v, Range):
+        return {"range": None if v.empty else [v.low, v.high]}
+    if isinstance(v, Entity):
+        return {"entity": v.id, "type": v.type}
+    if isinstance(v, CheckResult):
+        return {"check": v.name, "passed": v.passed, "roll": v.natural, "modifier": v.modifier,
+                "total": v.total, "op": v.op, "target": to_json(v.target), "margin": v.margin}
+    if isinstance(v, Fraction):
+        return {"fraction": f"{v.numerator}/{v.denominator}", "percent": float(v * 100)}
+    if isinstance(v, tuple):
+        from .runtime import Effect
+        if v and isinstance(v[0], Effect):
+            return [{"effect": e.kind, "entity": e.entity, "field": e.field,
+                     "value": to_json(e.value)} for e in v]
+        return [to_json(x) for x in v]
+    return show(v)
+
+
+def section_json(decl):
+    sec = getattr(decl, "section", None)
+    return None if sec is None else {"number": sec.number, "title": sec.label.text}
+
+
+def trace_json(node: Trace) -> dict:
+    out = {"kind": node.kind, "name": node.name, "section": section_json(node.decl),
+           "value": to_json(node.value)}
+    if node.kind == "rule":
+        decided = node.detail.get("decided_by")
+        out["args"] = {k: to_json(v) for k, v in node.detail.get("args", {}).items()}
+        if decided is not None:
+            out["decided_by"] = {"name": decided.name, "section": section_json(decided)}
+        out["exceptions_considered"] = [
+            {"name": d.name, "status": st, "section": section_json(d)}
+            for d, st, _ in node.detail.get("considered", [])]
+    if node.kind == "modifiers":
+        out["modifiers"] = [{"name": i.name, "label": i.label.text, "applied": on,
+                             "value": to_json(v)} for i, on, v in node.detail["items"]]
+    if node.kind == "table":
+        out["keys"] = [to_json(k) for k in node.detail["keys"]]
+        out["cell"] = {"line": node.detail["cell"].loc.line, "col": node.detail["cell"].loc.col}
+    out["children"] = [trace_json(c) for c in node.children]
+    return out
+
+
+def answer_json(answer) -> dict:
+    out = {"question": answer.question, "type": str(answer.type), "value": to_json(answer.value),
+           "shown": show(answer.value),
+           "dice": [{"die": d, "face": f, "how": how} for d, f, how in answer.dice],
+           "trace": [trace_json(c) for c in answer.trace.children] if answer.trace else [],
+           "sections": [{"number": s.number, "title": s.label.text}
+                        for s in (sections_of(answer.trace) if answer.trace else [])]}
+    if answer.new_state is not None:
+        out["effects"] = [text for _, text in answer.log]
+    return out
+
+
+__all__ = ["ruling", "answer_json", "to_json", "sections_of", "A"]

@@ -1,0 +1,98 @@
+"""Load stage: find a rulebook's files, follow ``use`` inside its root, parse each once.
+
+A rulebook is a folder holding ``rulebook.drill`` (or that file itself).  ``use`` paths are
+relative to the file that names them and may never leave the rulebook's root folder.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from . import ast as A
+from .errors import Loc, fail
+from .syntax import parse_file
+
+MAIN_FILE = "rulebook.drill"
+
+
+@dataclass
+class Loaded:
+    """A rulebook's parsed files, main file first, in ``use`` order."""
+    root: str
+    main: A.SourceFile
+    files: list = field(default_factory=list)
+
+    @property
+    def sections(self):
+        return [s for f in self.files for s in f.sections]
+
+
+def resolve_main(path: str, where: Loc | None = None) -> str:
+    """The main .drill file for a path given by the user (a folder or a file)."""
+    loc = where or Loc("<command line>")
+    if os.path.isdir(path):
+        main = os.path.join(path, MAIN_FILE)
+        if not os.path.isfile(main):
+            fail(loc, "E010", f"'{path}' is a folder without a {MAIN_FILE}",
+                 f"a rulebook folder holds its main file as {MAIN_FILE}")
+        return main
+    if not os.path.exists(path):
+        fail(loc, "E010", f"no such file or folder: '{path}'")
+    return path
+
+
+def read_text(path: str, loc: Loc) -> str:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.read()
+    except UnicodeDecodeError:
+        fail(loc, "E011", f"'{path}' is not UTF-8 text")
+    except OSError as e:
+        fail(loc, "E010", f"cannot read '{path}': {e.strerror}")
+    return ""
+
+
+def display_path(path: str) -> str:
+    rel = os.path.relpath(path)
+    return path if rel.startswith("..") else rel
+
+
+def load(path: str, where: Loc | None = None) -> Loaded:
+    """Parse the rulebook at ``path`` and every file it uses."""
+    main_path = resolve_main(path, where)
+    root = os.path.dirname(os.path.abspath(main_path))
+    seen: dict[str, A.SourceFile] = {}
+    order: list[A.SourceFile] = []
+
+    def visit(file_path: str, via: Loc | None, chain: tuple[str, ...]):
+        real = os.path.realpath(file_path)
+        if real in chain:
+            fail(via, "E012", "this 'use' makes a cycle of files",
+                 " -> ".join(display_path(p) for p in chain + (real,)))
+        if real in seen:
+            return
+        shown = display_path(file_path)
+        text = read_text(file_path, via or Loc("<command line>"))
+        parsed = parse_file(shown, text)
+        if via is not None and parsed.header is not None:
+            fail(Loc(shown, parsed.header.loc.line, parsed.header.loc.col), "E013",
+                 "only the main file of a rulebook has a 'rulebook' header",
+                 "remove the header from this used file")
+        seen[real] = parsed
+        order.append(parsed)
+        for use in parsed.uses:
+            target = os.path.normpath(os.path.join(os.path.dirname(file_path), use.path))
+            real_target = os.path.realpath(target)
+            if os.path.commonpath([real_target, os.path.realpath(root)]) != os.path.realpath(root):
+                fail(use.loc, "E014", f"'{use.path}' is outside the rulebook's folder",
+                     "a rulebook may only use files inside its own folder")
+            if not os.path.isfile(target):
+                fail(use.loc, "E010", f"no such file: '{use.path}'")
+            visit(target, use.loc, chain + (real,))
+
+    visit(main_path, None, ())
+    main = order[0]
+    if main.header is None:
+        fail(Loc(main.path), "E013", "a rulebook's main file starts with a 'rulebook' header",
+             'write: rulebook "Title" edition "1" languages en')
+    return Loaded(root, main, order)

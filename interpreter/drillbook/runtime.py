@@ -1,0 +1,257 @@
+"""Evaluate stage, runtime values: levels, ranges, entities, the game state, dice, traces.
+
+Values are immutable.  A ``State`` is never changed in place: ``apply`` returns a new one.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from .errors import DrillError, Loc, fail
+
+
+class Level:
+    """A member of an enum or a level of a scale (Normal, Shaken, ...)."""
+    __slots__ = ("enum", "name", "index", "label")
+
+    def __init__(self, enum: str, name: str, index: int, label):
+        self.enum, self.name, self.index, self.label = enum, name, index, label
+
+    def __repr__(self):
+        return self.name
+
+
+class Range:
+    """Inclusive range of numbers; an empty range is printed 'No' (nothing succeeds)."""
+    __slots__ = ("low", "high")
+
+    def __init__(self, low: int, high: int):
+        self.low, self.high = low, high
+
+    @property
+    def empty(self) -> bool:
+        return self.low > self.high
+
+    def __contains__(self, n: int) -> bool:
+        return self.low <= n <= self.high
+
+    def __eq__(self, other):
+        return isinstance(other, Range) and (self.empty and other.empty or (
+            self.low, self.high) == (other.low, other.high))
+
+    def __hash__(self):
+        return hash(("range", None if self.empty else (self.low, self.high)))
+
+    def __repr__(self):
+        return "No" if self.empty else (str(self.low) if self.low == self.high
+                                        else f"{self.low}-{self.high}")
+
+
+NEVER = Range(1, 0)
+
+
+class Entity:
+    """One record of the game state (a unit, a leader, a wing ...), named by its id."""
+    __slots__ = ("type", "id", "fields")
+
+    def __init__(self, type_: str, id_: str, fields: dict):
+        self.type, self.id, self.fields = type_, id_, fields
+
+    def __repr__(self):
+        return self.id
+
+    def __eq__(self, other):
+        return isinstance(other, Entity) and other.id == self.id and other.type == self.type
+
+    def __hash__(self):
+        return hash(self.id)
+
+
+@dataclass(frozen=True, slots=True)
+class CheckResult:
+    """What a check produced: the natural roll, the modified total, the target, the result."""
+    name: str
+    natural: int | None       # None: nothing was rolled (the table said No)
+    modifier: int
+    total: int | None
+    op: str                   # at_most | at_least | within
+    target: object            # int or Range
+    passed: bool
+    margin: int               # how far the total was inside (passed) or outside (failed)
+
+    def field(self, name):
+        if name == "passed":
+            return self.passed
+        if name == "failed":
+            return not self.passed
+        if name == "rolled":
+            return self.natural is not None
+        if name == "roll":
+            return self.natural if self.natural is not None else 0
+        if name == "total":
+            return self.total if self.total is not None else 0
+        if name == "passed_by":
+            return self.margin if self.passed else 0
+        if name == "failed_by":
+            return 0 if self.passed else self.margin
+        raise KeyError(name)
+
+
+@dataclass(frozen=True, slots=True)
+class Effect:
+    kind: str                 # set | add | remove
+    entity: str
+    field: str | None
+    value: object
+    loc: Loc
+
+
+@dataclass
+class State:
+    """The game state: entities by id, and the ids of each record type in file order."""
+    entities: dict
+    by_type: dict
+    bounds: dict = field(default_factory=dict)     # (type, field) -> (low, high)
+
+    def of_type(self, name: str):
+        ents = self.entities
+        return [ents[i] for i in self.by_type.get(name, ())]
+
+    def apply(self, effects) -> tuple["State", list]:
+        """Apply effects in order; return the new state and a log of what changed."""
+        ents = dict(self.entities)
+        by_type = {k: list(v) for k, v in self.by_type.items()}
+        log = []
+        for eff in effects:
+            ent = ents.get(eff.entity)
+            if ent is None:
+                fail(eff.loc, "E601", f"'{eff.entity}' is no longer in the game state",
+                     "an earlier effect removed it")
+            if eff.kind == "remove":
+                del ents[eff.entity]
+                by_type[ent.type].remove(eff.entity)
+                log.append((eff, f"{eff.entity} is removed"))
+                continue
+            old = ent.fields[eff.field]
+            new = old + eff.value if eff.kind == "add" else eff.value
+            lim = self.bounds.get((ent.type, eff.field))
+            if lim and isinstance(new, int) and not lim[0] <= new <= lim[1]:
+                fail(eff.loc, "E602", f"{eff.entity}.{eff.field} would become {new}, outside "
+                     f"{ent.type}.{eff.field} {lim[0]}..{lim[1]}",
+                     "the rules must keep it in range (for example with max(...))")
+            fields = dict(ent.fields)
+            fields[eff.field] = new
+            ents[eff.entity] = Entity(ent.type, ent.id, fields)
+            log.append((eff, f"{eff.entity}.{eff.field}: {show(old)} → {show(new)}"))
+        return State(ents, {k: tuple(v) for k, v in by_type.items()}, self.bounds), log
+
+
+class NeedRoll(Exception):
+    """Raised while enumerating: the evaluation asks for a die nobody has chosen yet."""
+
+    def __init__(self, die, low, high):
+        super().__init__(die)
+        self.die, self.low, self.high = die, low, high
+
+
+class Dice:
+    """Where die rolls come from: given faces first, then a seed, an enumeration, or nothing."""
+    __slots__ = ("given", "used", "rng", "path", "step", "read", "where")
+
+    def __init__(self, given=None, seed=None, path=None, where: Loc | None = None):
+        self.given = {k: list(v) for k, v in (given or {}).items()}
+        self.used = {k: 0 for k in self.given}
+        self.rng = random.Random(seed) if seed is not None else None
+        self.path = path            # a list of faces for enumeration, else None
+        self.step = 0
+        self.read = []              # [(die, face, how)] in order
+        self.where = where
+
+    def roll(self, die: str, low: int, high: int, loc: Loc) -> int:
+        queue = self.given.get(die)
+        if queue is not None and self.used[die] < len(queue):
+            face = queue[self.used[die]]
+            self.used[die] += 1
+            self.read.append((die, face, "given"))
+            return face
+        if self.path is not None:
+            if self.step < len(self.path):
+                face = self.path[self.step]
+                self.step += 1
+                self.read.append((die, face, "enumerated"))
+                return face
+            raise NeedRoll(die, low, high)
+        if self.rng is not None:
+            face = self.rng.randint(low, high)
+            self.read.append((die, face, "drawn"))
+            return face
+        n = self.used.get(die, 0) + 1
+        fail(loc, "E603", f"this needs a roll of {die} (roll number {n} of {die}) and none was given",
+             f"give it with --roll {die}=N, draw it with --seed N, or ask 'odds' to enumerate it")
+        return 0
+
+
+@dataclass
+class Trace:
+    """One step of an evaluation: a rule, table, modifier list, check or roll consulted."""
+    kind: str
+    name: str
+    decl: object = None
+    value: object = None
+    detail: dict = field(default_factory=dict)
+    children: list = field(default_factory=list)
+
+
+class Ctx:
+    """Everything an evaluation reads: the state, the dice, the options, and the trace."""
+    __slots__ = ("state", "dice", "options", "trace", "stack")
+
+    def __init__(self, state: State, dice: Dice, options: frozenset, trace: bool = False):
+        self.state = state
+        self.dice = dice
+        self.options = options
+        self.trace = Trace("root", "") if trace else None
+        self.stack = [self.trace] if trace else None
+
+    def enter(self, node: Trace):
+        self.stack[-1].children.append(node)
+        self.stack.append(node)
+
+    def leave(self):
+        self.stack.pop()
+
+
+def show(v, lang: str | None = None) -> str:
+    """A value as a rules author would write it."""
+    if v is None:
+        return "none"
+    if v is True:
+        return "yes"
+    if v is False:
+        return "no"
+    if isinstance(v, Level):
+        return v.label.show(v.name, lang) if lang else v.name
+    if isinstance(v, CheckResult):
+        if v.natural is None:
+            return "failed (nothing to roll)" if not v.passed else "passed (no roll needed)"
+        word = "passed" if v.passed else "failed"
+        return f"{word} by {v.margin}" if v.margin else word
+    if isinstance(v, tuple) and v and isinstance(v[0], Effect):
+        return "; ".join(show_effect(e, lang) for e in v)
+    if isinstance(v, tuple) and not v:
+        return "nothing"
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(show(x, lang) for x in v) + "]"
+    return str(v)
+
+
+def show_effect(e: Effect, lang=None) -> str:
+    if e.kind == "remove":
+        return f"remove {e.entity}"
+    if e.kind == "add":
+        return f"add {e.value} to {e.entity}.{e.field}"
+    return f"set {e.entity}.{e.field} to {show(e.value, lang)}"
+
+
+__all__ = ["Level", "Range", "NEVER", "Entity", "CheckResult", "Effect", "State", "Dice",
+           "NeedRoll", "Trace", "Ctx", "show", "DrillError"]

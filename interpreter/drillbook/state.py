@@ -1,0 +1,258 @@
+"""Evaluate stage, inputs: the game state from a YAML/JSON file or an example's ``given`` lines.
+
+A state file maps record types to entities by id::
+
+    Unit:
+      u1: {printed_morale: 7, morale: Shaken, leader: wc}
+    Leader:
+      wc: {rating: -1}
+
+Every field is checked against the rulebook's record types; a wrong one is reported at its
+line and column in the file.
+"""
+from __future__ import annotations
+
+import yaml
+
+from . import ast as A
+from .check.types import Ty, strip
+from .errors import Diagnostic, DrillError, Loc, did_you_mean, fail, remember_source
+from .runtime import Entity, State
+
+
+def bounds_of(model) -> dict:
+    out = {}
+    for name, rec in model.of_kind(A.RecordDecl).items():
+        for f in rec.fields:
+            if f.type.kind == "range":
+                out[(name, f.name)] = (f.type.low, f.type.high)
+    return out
+
+
+# ------------------------------------------------------------------ state files
+def load_state(program, path: str | None) -> State:
+    """Read and validate a state file; ``None`` gives the empty state."""
+    if path is None:
+        return State({}, {}, bounds_of(program.model))
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except OSError as e:
+        fail(Loc("<command line>"), "E010", f"cannot read state file '{path}': {e.strerror}")
+    except UnicodeDecodeError:
+        fail(Loc(path), "E011", f"'{path}' is not UTF-8 text")
+    remember_source(path, text)
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        loc = Loc(path, mark.line + 1, mark.column + 1) if mark else Loc(path)
+        fail(loc, "E701", f"this state file is not valid YAML or JSON: {getattr(e, 'problem', e)}")
+    return StateReader(program, path).read(node)
+
+
+def _loc(path, node) -> Loc:
+    m = node.start_mark
+    return Loc(path, m.line + 1, m.column + 1, m.line + 1,
+               m.column + 1 + max(1, len(str(getattr(node, "value", ""))))
+               if isinstance(node, yaml.ScalarNode) else m.column + 2)
+
+
+class StateReader:
+    def __init__(self, program, path):
+        self.p = program
+        self.m = program.model
+        self.path = path
+        self.errors: list[Diagnostic] = []
+
+    def err(self, node, code, message, hint=None):
+        self.errors.append(Diagnostic(_loc(self.path, node), code, message, hint))
+
+    def read(self, node) -> State:
+        raw: dict[str, tuple[str, dict, object]] = {}
+        if node is None:
+            return State({}, {}, bounds_of(self.m))
+        if not isinstance(node, yaml.MappingNode):
+            fail(_loc(self.path, node), "E702", "a state file maps record types to their entities",
+                 "write  Unit:\\n  u1: {field: value}")
+        for tnode, body in node.value:
+            tname = tnode.value
+            if tname not in self.m.record_types:
+                self.err(tnode, "E703", f"unknown record type '{tname}'",
+                         did_you_mean(tname, self.m.record_types))
+                continue
+            if not isinstance(body, yaml.MappingNode):
+                self.err(body, "E702", f"under {tname}, give each entity by id: id: {{...}}")
+                continue
+            for inode, fields in body.value:
+                ident = str(inode.value)
+                if ident in raw:
+                    self.err(inode, "E704", f"entity id '{ident}' is used twice")
+                    continue
+                if ident in self.m.decls or ident in self.m.members:
+                    self.err(inode, "E704", f"entity id '{ident}' is also a name in the rulebook",
+                             "choose another id")
+                    continue
+                if not isinstance(fields, yaml.MappingNode):
+                    self.err(fields, "E702", f"{ident}'s fields are written as a mapping")
+                    continue
+                raw[ident] = (tname, fields, inode)
+        entities, by_type = {}, {}
+        for ident, (tname, fields, inode) in raw.items():
+            values = self.fields(tname, ident, fields, inode, raw)
+            entities[ident] = Entity(tname, ident, values)
+            by_type.setdefault(tname, []).append(ident)
+        if self.errors:
+            raise DrillError(self.errors)
+        return State(entities, {k: tuple(v) for k, v in by_type.items()}, bounds_of(self.m))
+
+    def fields(self, tname, ident, node, inode, raw) -> dict:
+        decls = {f.name: f for f in self.m.decls[tname].fields}
+        types = self.m.record_types[tname]
+        values = {}
+        for knode, vnode in node.value:
+            fname = knode.value
+            if fname not in decls:
+                self.err(knode, "E705", f"a {tname} has no field '{fname}'",
+                         did_you_mean(fname, decls) or f"its fields: {', '.join(decls)}")
+                continue
+            values[fname] = self.value(vnode, types[fname], decls[fname], raw, f"{ident}.{fname}")
+        for fname, f in decls.items():
+            if fname not in values:
+                if f.default is not None:
+                    values[fname] = constant(self.p, f.default)
+                elif types[fname].kind in ("opt",):
+                    values[fname] = None
+                elif types[fname].kind == "list":
+                    values[fname] = ()
+                else:
+                    self.err(inode, "E706", f"{ident} ({tname}) has no value for '{fname}'",
+                             f"add {fname}: ... (it is {types[fname]})")
+        return values
+
+    def value(self, node, ty: Ty, decl, raw, where):
+        if not isinstance(node, yaml.ScalarNode):
+            if ty.kind == "list" and isinstance(node, yaml.SequenceNode):
+                return tuple(self.value(n, ty.inner, decl, raw, where) for n in node.value)
+            self.err(node, "E707", f"{where} must be {ty}")
+            return None
+        text = node.value
+        if node.tag.endswith(":null") or text in ("null", "~", "none", ""):
+            if ty.kind == "opt":
+                return None
+            self.err(node, "E707", f"{where} must be {ty}, not none")
+            return None
+        t = strip(ty)
+        if t.kind == "int":
+            try:
+                n = int(text)
+            except ValueError:
+                self.err(node, "E707", f"{where} must be a whole number, not '{text}'")
+                return None
+            if decl.type.kind == "range" and not decl.type.low <= n <= decl.type.high:
+                self.err(node, "E708", f"{where} is {n}, outside {decl.type.low}..{decl.type.high}")
+            return n
+        if t.kind == "bool":
+            low = text.lower()
+            if low in ("true", "yes", "on"):
+                return True
+            if low in ("false", "no", "off"):
+                return False
+            self.err(node, "E707", f"{where} must be true or false, not '{text}'")
+            return None
+        if t.kind == "text":
+            return text
+        if t.kind == "enum":
+            levels = self.p.levels[t.name]
+            for lv in levels:
+                if lv.name == text:
+                    return lv
+            self.err(node, "E707", f"{where} must be a {t.name}, not '{text}'",
+                     did_you_mean(text, [lv.name for lv in levels]) or
+                     f"one of: {', '.join(lv.name for lv in levels)}")
+            return None
+        if t.kind == "record":
+            if text not in raw:
+                self.err(node, "E709", f"{where} names '{text}', which is not in the state",
+                         did_you_mean(text, raw))
+                return None
+            if raw[text][0] != t.name:
+                self.err(node, "E707", f"{where} must be a {t.name}; '{text}' is a {raw[text][0]}")
+            return text
+        self.err(node, "E707", f"{where}: a {t} cannot be written in a state file")
+        return None
+
+
+def constant(program, e: A.Expr):
+    """The value of a constant expression (a default or a given field)."""
+    from .runtime import Ctx, Dice
+    fn = program.compile_expr(e)
+    ctx = Ctx(State({}, {}), Dice(), frozenset())
+    return fn(ctx, [])
+
+
+# ------------------------------------------------------------------ examples' given lines
+def check_givens(checker, givens) -> dict:
+    """Type an example's given entities; return {name: record Ty} for its expectations."""
+    from .check.exprs import Scope
+    m = checker.m
+    entities = {}
+    for g in givens:
+        if g.type_name not in m.record_types:
+            checker.error(g.type_loc, "E201", f"unknown record type '{g.type_name}'",
+                          did_you_mean(g.type_name, m.record_types))
+            continue
+        if g.name in entities or g.name in m.decls or g.name in m.members:
+            checker.error(g.loc, "E704", f"'{g.name}' is already a name here")
+            continue
+        entities[g.name] = Ty("record", g.type_name)
+    for g in givens:
+        if g.name not in entities:
+            continue
+        types = m.record_types[g.type_name]
+        decls = {f.name: f for f in m.decls[g.type_name].fields}
+        seen = set()
+        for loc, fname, expr in g.fields:
+            if fname not in types:
+                checker.error(loc, "E705", f"a {g.type_name} has no field '{fname}'",
+                              did_you_mean(fname, types))
+                continue
+            seen.add(fname)
+            checker.typer.expect(expr, Scope(None, entities=entities), types[fname],
+                                 f"{g.name}.{fname}")
+            d = decls[fname]
+            if d.type.kind == "range" and isinstance(expr, A.IntLit) and not (
+                    d.type.low <= expr.value <= d.type.high):
+                checker.error(expr.loc, "E708", f"{g.name}.{fname} is {expr.value}, outside "
+                              f"{d.type.low}..{d.type.high}")
+        for fname, f in decls.items():
+            if fname not in seen and f.default is None and types[fname].kind not in ("opt", "list"):
+                checker.error(g.loc, "E706", f"{g.name} ({g.type_name}) has no value for "
+                              f"'{fname}'", f"add {fname} = ... (it is {types[fname]})")
+    return entities
+
+
+def state_from_givens(program, givens) -> State:
+    from .runtime import Ctx, Dice
+    m = program.model
+    entities, by_type = {}, {}
+    for g in givens:
+        entities[g.name] = Entity(g.type_name, g.name, {})
+        by_type.setdefault(g.type_name, []).append(g.name)
+    state = State(entities, {k: tuple(v) for k, v in by_type.items()}, bounds_of(m))
+    ctx = Ctx(state, Dice(), frozenset())
+    for g in givens:
+        types = m.record_types[g.type_name]
+        values = {}
+        for f in m.decls[g.type_name].fields:
+            if f.default is not None:
+                values[f.name] = constant(program, f.default)
+            elif types[f.name].kind == "list":
+                values[f.name] = ()
+            else:
+                values[f.name] = None
+        for _, fname, expr in g.fields:
+            v = program.compile_expr(expr)(ctx, [])
+            values[fname] = v.id if isinstance(v, Entity) else v
+        entities[g.name].fields.update(values)
+    return state
