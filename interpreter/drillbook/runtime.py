@@ -204,9 +204,10 @@ class Trace:
 
 class Ctx:
     """Everything an evaluation reads: the state, the dice, the options, and the trace."""
-    __slots__ = ("state", "dice", "options", "trace", "stack")
+    __slots__ = ("state", "dice", "options", "trace", "stack", "rolled")
 
     def __init__(self, state: State, dice: Dice, options: frozenset, trace: bool = False):
+        self.rolled = {}          # (rule, args) -> value, for rules that read dice
         self.state = state
         self.dice = dice
         self.options = options

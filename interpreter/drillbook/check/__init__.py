@@ -48,7 +48,21 @@ class Checker:
         if not self.errors:
             self.cycles()
             self.conflicts()
+            self.dice_readers()
         self.examples()
+
+    def dice_readers(self):
+        """Which rules may read a die, directly or through what they call."""
+        m, calls = self.m, self.typer.calls
+        readers = set(self.typer.rollers) | set(m.of_kind(A.CheckDecl))
+        changed = True
+        while changed:
+            changed = False
+            for owner, callees in calls.items():
+                if owner not in readers and callees & readers:
+                    readers.add(owner)
+                    changed = True
+        m.rolls_dice = readers
 
     # ------------------------------------------------------------ names
     def declare(self):

@@ -37,6 +37,7 @@ class Typer:
         self.model = model
         self.errors = errors
         self.calls: dict[str, set[str]] = {}     # owner -> names it calls (for cycles)
+        self.rollers: set[str] = set()            # owners that read a die themselves
 
     # ------------------------------------------------------------ reporting
     def error(self, loc, code, message, hint=None) -> Ty:
@@ -301,6 +302,8 @@ class Typer:
         return Ty("list", inner=first)
 
     def _Roll(self, e, scope):
+        if scope.owner:
+            self.rollers.add(scope.owner)
         d = self.model.decls.get(e.dice.die)
         if not isinstance(d, A.DieDecl):
             dice = [n for n, x in self.model.decls.items() if isinstance(x, A.DieDecl)]

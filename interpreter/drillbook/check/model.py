@@ -40,6 +40,7 @@ class Model:
     record_types: dict = field(default_factory=dict)  # record name -> {field: Ty}
     returns: dict = field(default_factory=dict)      # rule/table/check/modifiers name -> Ty
     frame_size: dict = field(default_factory=dict)   # rule name -> number of local slots
+    rolls_dice: set = field(default_factory=set)     # rules, checks... that may read a die
     base: "Model | None" = None                      # for a variant: the model it patches
     patches: list = field(default_factory=list)      # for a variant: what it changed
 

@@ -35,8 +35,11 @@ class Program:
             build = {A.Define: self._define, A.TableDecl: self._table,
                      A.ModifiersDecl: self._modifiers, A.CheckDecl: self._check}.get(type(d))
             if build is not None and (not isinstance(d, A.TableDecl) or name in model.tables):
-                self.callables[name] = build(d)
-                self._ref(name).fn = self.callables[name]
+                fn = build(d)
+                if name in model.rolls_dice:
+                    fn = _once_per_question(name, fn)
+                self.callables[name] = fn
+                self._ref(name).fn = fn
 
     # ------------------------------------------------------------ calls
     def _ref(self, name) -> _Ref:
@@ -271,6 +274,20 @@ class Program:
                 node.value = result
             return result
         return run
+
+
+def _once_per_question(name, fn):
+    """A rule that reads dice gives one result per question for the same arguments:
+    asking ``morale_check(u)`` twice reads the die once (rules are pure)."""
+    def once(ctx, args):
+        key = (name, *args)
+        try:
+            return ctx.rolled[key]
+        except KeyError:
+            pass
+        value = ctx.rolled[key] = fn(ctx, args)
+        return value
+    return once
 
 
 def _judge(name, natural, mod, total, op, goal):

@@ -129,7 +129,9 @@ class Builder(Transformer):
 
     # ------------------------------------------------------------ vocabulary
     def _enum(self, meta, name, label, members, ordered):
-        return A.EnumDecl(self.loc(meta), str(name), label or A.Label(), list(members), ordered)
+        decl = A.EnumDecl(self.loc(meta), str(name), label or A.Label(),
+                          [m for m in members if isinstance(m, A.Member)], ordered)
+        return self._annotate(decl, [m for m in members if isinstance(m, A.Annotation)])
 
     @v_args(meta=True, inline=True)
     def enum(self, meta, name, label, *members):
@@ -145,7 +147,9 @@ class Builder(Transformer):
 
     @v_args(meta=True, inline=True)
     def record(self, meta, name, label, *fields):
-        return A.RecordDecl(self.loc(meta), str(name), label or A.Label(), list(fields))
+        decl = A.RecordDecl(self.loc(meta), str(name), label or A.Label(),
+                            [f for f in fields if isinstance(f, A.FieldDecl)])
+        return self._annotate(decl, [f for f in fields if isinstance(f, A.Annotation)])
 
     @v_args(meta=True, inline=True)
     def field(self, meta, name, typ, default, label):
@@ -254,7 +258,7 @@ class Builder(Transformer):
 
     @v_args(meta=True)
     def exception(self, meta, children):
-        name, label, target, *rest = children
+        name, target, label, *rest = children
         when, value, notes = self._split_clauses(rest)
         e = A.ExceptionDecl(self.loc(meta), str(name), label or A.Label(), str(target),
                             self.tloc(target), when, value)
