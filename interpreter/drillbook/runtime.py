@@ -51,7 +51,7 @@ NEVER = Range(1, 0)
 
 
 class Entity:
-    """One record of the game state (a unit, a leader, a wing ...), named by its id."""
+    """One record of the game state, named by its id."""
     __slots__ = ("type", "id", "fields")
 
     def __init__(self, type_: str, id_: str, fields: dict):

@@ -2,10 +2,10 @@
 
 A state file maps record types to entities by id::
 
-    Unit:
-      u1: {printed_morale: 7, morale: Shaken, leader: wc}
-    Leader:
-      wc: {rating: -1}
+    Piece:
+      p1: {strength: 3, state: Ready, owner: blue}
+    Side:
+      blue: {name: "Blue"}
 
 Every field is checked against the rulebook's record types; a wrong one is reported at its
 line and column in the file.

@@ -313,7 +313,7 @@ class Typer:
 
     def _target_field(self, target, scope) -> Ty:
         if not isinstance(target, A.FieldOf):
-            return self.error(target.loc, "E311", "an effect changes a field, like u.morale")
+            return self.error(target.loc, "E311", "an effect changes a field, like p.strength")
         t = self.expr(target, scope)
         if target.ref is None or target.ref[0] != "record":
             return self.error(target.loc, "E311", "an effect changes a field of a record")

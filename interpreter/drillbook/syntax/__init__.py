@@ -90,7 +90,7 @@ def _grammar_text() -> str:
 def _parser() -> tuple[Lark, Layout]:
     layout = Layout()
     parser = Lark(_grammar_text(), parser="lalr", postlex=layout, start=["start", "expr_start"],
-                  propagate_positions=True, maybe_placeholders=True, cache=False)
+                  propagate_positions=True, maybe_placeholders=True, cache=True)
     return parser, layout
 
 
