@@ -389,3 +389,74 @@ class SourceFile:
     uses: list
     sections: list
     patches: list
+
+
+# --------------------------------------------------------------------- back to text
+_PREC = {"or": 1, "and": 2, "==": 4, "!=": 4, "<": 4, "<=": 4, ">": 4, ">=": 4,
+         "+": 5, "-": 5, "*": 6}
+
+
+def to_source(e, prec: int = 0) -> str:
+    """An expression written back as drillbook source (used by diff and fmt)."""
+    if isinstance(e, IntLit):
+        return str(e.value)
+    if isinstance(e, TextLit):
+        return '"' + e.value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(e, BoolLit):
+        return "true" if e.value else "false"
+    if isinstance(e, NoneLit):
+        return "none"
+    if isinstance(e, NothingLit):
+        return "nothing"
+    if isinstance(e, RangeLit):
+        return f"{e.low}..{e.high}"
+    if isinstance(e, Name):
+        return e.name
+    if isinstance(e, FieldOf):
+        return f"{to_source(e.subject, 9)}.{e.name}"
+    if isinstance(e, Call):
+        return f"{e.name}({', '.join(to_source(a) for a in e.args)})"
+    if isinstance(e, Query):
+        return f"{e.type_name} {e.var} where {to_source(e.cond)}"
+    if isinstance(e, Unary):
+        text = f"not {to_source(e.operand, 3)}" if e.op == "not" else f"-{to_source(e.operand, 7)}"
+        return _paren(text, 3 if e.op == "not" else 7, prec)
+    if isinstance(e, Binary):
+        p = _PREC[e.op]
+        return _paren(f"{to_source(e.left, p)} {e.op} {to_source(e.right, p + 1)}", p, prec)
+    if isinstance(e, MemberOf):
+        return _paren(f"{to_source(e.value, 5)} in [{', '.join(to_source(o) for o in e.options)}]",
+                      4, prec)
+    if isinstance(e, IsNone):
+        return _paren(f"{to_source(e.value, 5)} is {'not ' if e.negated else ''}none", 4, prec)
+    if isinstance(e, If):
+        return _paren(f"if {to_source(e.cond)} then {to_source(e.then)} else "
+                      f"{to_source(e.otherwise)}", 0, prec)
+    if isinstance(e, ListLit):
+        return "[" + ", ".join(to_source(i) for i in e.items) + "]"
+    if isinstance(e, Roll):
+        count = f"{e.dice.count} " if e.dice.count != 1 else ""
+        return f"roll {count}{e.dice.die}"
+    if isinstance(e, SetEffect):
+        return _paren(f"set {to_source(e.target, 9)} to {to_source(e.value)}", 0, prec)
+    if isinstance(e, AddEffect):
+        return _paren(f"add {to_source(e.amount, 5)} to {to_source(e.target, 9)}", 0, prec)
+    if isinstance(e, RemoveEffect):
+        return _paren(f"remove {to_source(e.target, 9)}", 0, prec)
+    raise TypeError(type(e).__name__)
+
+
+def _paren(text: str, own: int, outer: int) -> str:
+    return f"({text})" if own < outer else text
+
+
+def walk(e):
+    """Every expression node under ``e``, ``e`` first."""
+    yield e
+    for value in vars(e).values():
+        if isinstance(value, Expr):
+            yield from walk(value)
+        elif isinstance(value, list):
+            for item in value:
+                if isinstance(item, Expr):
+                    yield from walk(item)

@@ -1,4 +1,4 @@
-"""CLI: the ``drillbook`` command — check, test, ask, explain, odds.
+"""CLI: the ``drillbook`` command — check, test, ask, explain, odds, diff.
 
 Exit codes: 0 ok; 1 rule errors, bad state or failed examples; 2 bad usage.
 No Python traceback ever reaches the user: every error is printed located, with a caret.
@@ -60,6 +60,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     c = sub.add_parser("check", help="check a rulebook: syntax, names, types, tables, cycles")
     c.add_argument("path")
+    c.add_argument("--variant", action="append", default=[], metavar="FILE",
+                   help="apply this variant file (repeat to combine variants)")
     c.add_argument("--doubts", action="store_true", help="list every doubt and gap in the sources")
     c.add_argument("--json", action="store_true")
 
@@ -73,6 +75,8 @@ def build_parser() -> argparse.ArgumentParser:
                            ("odds", "exact distribution of a question over the dice not given")):
         q = sub.add_parser(name, help=helptext)
         q.add_argument("rulebook")
+        q.add_argument("--variant", action="append", default=[], metavar="FILE",
+                       help="apply this variant file (repeat to combine variants)")
         q.add_argument("question", help="an expression, e.g. 'morale_test(u1)'")
         q.add_argument("--state", help="YAML or JSON file with the game state")
         q.add_argument("--roll", action="append", default=[], metavar="DIE=FACE",
@@ -82,6 +86,10 @@ def build_parser() -> argparse.ArgumentParser:
         q.add_argument("--json", action="store_true", help="machine-readable output")
         if name != "odds":
             q.add_argument("--seed", type=int, help="draw dice not given from this seed")
+    d = sub.add_parser("diff", help="what a variant changes: rules, cells, options, odds")
+    d.add_argument("base", help="the base rulebook")
+    d.add_argument("variant", nargs="+", help="one or more variant files, applied in order")
+    d.add_argument("--json", action="store_true")
     return p
 
 
@@ -90,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         if not args.command:
-            raise UsageError("choose a command: check, test, ask, explain or odds")
+            raise UsageError("choose a command: check, test, ask, explain, odds or diff")
         return COMMANDS[args.command](args, argv)
     except UsageError as e:
         print(_point(argv, str(e)).render(), file=sys.stderr)
@@ -106,9 +114,9 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
-def _open(path, argv):
+def _open(path, argv, variants=()):
     from .evaluate import Rulebook
-    return Rulebook.open(path, _where(argv, path))
+    return Rulebook.open(path, _where(argv, path), variants)
 
 
 def _where(argv, word) -> Loc:
@@ -124,7 +132,7 @@ def _where(argv, word) -> Loc:
 
 # ------------------------------------------------------------------ commands
 def cmd_check(args, argv) -> int:
-    rb = _open(args.path, argv)
+    rb = _open(args.path, argv, args.variant)
     m = rb.model
     from . import ast as A
     notes = [(owner, n) for owner, n in m.annotations() if n.kind in ("doubt", "gap")]
@@ -181,7 +189,7 @@ def cmd_test(args, argv) -> int:
 
 
 def _question_inputs(args, argv):
-    rb = _open(args.rulebook, argv)
+    rb = _open(args.rulebook, argv, args.variant)
     state = rb.state(args.state)
     rolls = rb.rolls(_rolls(args.roll, argv), _where(argv, "--roll"))
     options = rb.options(args.option, _where(argv, "--option"))
@@ -232,8 +240,31 @@ def cmd_odds(args, argv) -> int:
     return 0
 
 
+def cmd_diff(args, argv) -> int:
+    import os
+    from .diff import render_text, semantic_diff
+    from .loader import resolve_main
+    from .variants import base_path, is_variant, parse_variant
+    for v in args.variant:
+        if not is_variant(v):
+            from .errors import fail
+            fail(_where(argv, v), "E800", f"'{v}' is not a variant file",
+                 'a variant file starts with: variant "Title" of "path"')
+        own = os.path.realpath(resolve_main(base_path(parse_variant(v), v)))
+        if own != os.path.realpath(resolve_main(args.base, _where(argv, args.base))):
+            from .errors import fail
+            fail(_where(argv, v), "E907", f"'{v}' patches another rulebook than '{args.base}'")
+    rb = _open(args.variant[0], argv, args.variant[1:])
+    result = semantic_diff(rb)
+    if args.json:
+        print(json.dumps(result, ensure_ascii=False, indent=2))
+    else:
+        print(render_text(result))
+    return 0
+
+
 COMMANDS = {"check": cmd_check, "test": cmd_test, "ask": cmd_ask, "explain": cmd_explain,
-            "odds": cmd_odds}
+            "odds": cmd_odds, "diff": cmd_diff}
 
 
 if __name__ == "__main__":

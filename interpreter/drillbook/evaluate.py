@@ -48,13 +48,23 @@ class Rulebook:
         self.program = program
 
     @classmethod
-    def open(cls, path: str, where: Loc | None = None) -> "Rulebook":
+    def open(cls, path: str, where: Loc | None = None, variants=()) -> "Rulebook":
+        """Load, check and compile a rulebook, or a variant file (with more variants after it)."""
         from .variants import is_variant, load_variant
+        variants = list(variants)
         if is_variant(path):
-            model = load_variant(path, where)
+            model = load_variant(path, where, variants)
+        elif variants:
+            model = load_variant(variants[0], where, variants[1:])
         else:
             model = check(load(path, where))
         return cls(model, compile_model(model))
+
+    def base(self) -> "Rulebook | None":
+        """For a variant: the base rulebook it patches, compiled."""
+        if self.model.base is None:
+            return None
+        return Rulebook(self.model.base, compile_model(self.model.base))
 
     # ------------------------------------------------------------ inputs
     def state(self, path: str | None) -> State:
@@ -124,6 +134,8 @@ class Rulebook:
         for ex in self.model.examples:
             if only and only not in ex.name:
                 continue
+            if self.model.own_files and ex.loc.path not in self.model.own_files:
+                continue          # a variant answers for its own examples; diff shows the rest
             results.append(self.run_example(ex))
         return results
 

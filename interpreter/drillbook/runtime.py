@@ -159,8 +159,8 @@ class Dice:
     __slots__ = ("given", "used", "rng", "path", "step", "read", "where")
 
     def __init__(self, given=None, seed=None, path=None, where: Loc | None = None):
-        self.given = {k: list(v) for k, v in (given or {}).items()}
-        self.used = {k: 0 for k in self.given}
+        self.given = given or {}         # die -> faces in order; never changed here
+        self.used = dict.fromkeys(self.given, 0)
         self.rng = random.Random(seed) if seed is not None else None
         self.path = path            # a list of faces for enumeration, else None
         self.step = 0
@@ -211,8 +211,11 @@ class Ctx:
         self.state = state
         self.dice = dice
         self.options = options
-        self.trace = Trace("root", "") if trace else None
-        self.stack = [self.trace] if trace else None
+        if trace:
+            self.trace = Trace("root", "")
+            self.stack = [self.trace]
+        else:
+            self.trace = self.stack = None
 
     def enter(self, node: Trace):
         self.stack[-1].children.append(node)

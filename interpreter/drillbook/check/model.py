@@ -43,6 +43,7 @@ class Model:
     rolls_dice: set = field(default_factory=set)     # rules, checks... that may read a die
     base: "Model | None" = None                      # for a variant: the model it patches
     patches: list = field(default_factory=list)      # for a variant: what it changed
+    own_files: set = field(default_factory=set)      # for a variant: its own files
 
     def of_kind(self, cls):
         return {n: d for n, d in self.decls.items() if isinstance(d, cls)}

@@ -63,9 +63,9 @@ class Program:
     def trace_roll(self, die, face):
         return Trace("roll", die, value=face)
 
-    def _frame(self, name, args):
-        extra = self.model.frame_size.get(name, 0) - len(args)
-        return args + [None] * extra if extra > 0 else args
+    def _padding(self, name, params) -> list:
+        """The empty local slots a rule needs beyond its parameters."""
+        return [None] * max(0, self.model.frame_size.get(name, 0) - len(params or []))
 
     # ------------------------------------------------------------ rules & exceptions
     def _case(self, d):
@@ -78,11 +78,12 @@ class Program:
         tree = self._case(d)
         name = d.name
         params = [p.name for p in d.params or []]
+        pad = self._padding(name, d.params)
         if not tree[3] and tree[1] is None and tree[2] is not None:
             value = tree[2]       # a plain rule: no exceptions, no condition
 
             def plain(ctx, args):
-                s = self._frame(name, args)
+                s = args + pad if pad else args
                 if ctx.trace is None:
                     return value(ctx, s)
                 node = Trace("rule", name, d, detail={"args": dict(zip(params, args))})
@@ -95,7 +96,7 @@ class Program:
             return plain
 
         def with_exceptions(ctx, args):
-            s = self._frame(name, args)
+            s = args + pad if pad else args
             node = None
             if ctx.trace is not None:
                 node = Trace("rule", name, d, detail={"args": dict(zip(params, args)),
@@ -202,9 +203,28 @@ class Program:
         items = [(i, self.exprs.expr(i.value), self.exprs.expr(i.when) if i.when else None)
                  for i in m.items]
         how, cap, name = m.combine, m.cap, m.name
+        pad = self._padding(name, m.params)
+        if how == "sum" and cap is None:
+            plain = [(v, w) for _, v, w in items]
+            traced = self._traced_modifiers(m, items, pad)
+
+            def summed(ctx, args):
+                if ctx.trace is not None:
+                    return traced(ctx, args)
+                s = args + pad if pad else args
+                result = 0
+                for value, when in plain:
+                    if when is None or when(ctx, s):
+                        result += value(ctx, s)
+                return result
+            return summed
+        return self._traced_modifiers(m, items, pad)
+
+    def _traced_modifiers(self, m, items, pad):
+        how, cap, name = m.combine, m.cap, m.name
 
         def total(ctx, args):
-            s = self._frame(name, args)
+            s = args + pad if pad else args
             node = None
             if ctx.trace is not None:
                 node = Trace("modifiers", name, m, detail={"items": []})
@@ -241,9 +261,10 @@ class Program:
         modifier = self.exprs.expr(c.modifier) if c.modifier is not None else (lambda ctx, s: 0)
         target = self.exprs.expr(c.target)
         op, name, clamped, loc = c.op, c.name, c.clamped, c.dice.loc
+        pad = self._padding(name, c.params)
 
         def run(ctx, args):
-            s = self._frame(name, args)
+            s = args + pad if pad else args
             node = None
             if ctx.trace is not None:
                 node = Trace("check", name, c)

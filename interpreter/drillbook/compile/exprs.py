@@ -93,18 +93,18 @@ class ExprCompiler:
 
         if is_ref:
             def ref_field(ctx, s):
-                ent = subject(ctx, s)
-                if ent is None:
+                try:
+                    ident = subject(ctx, s).fields[name]
+                except AttributeError:
                     _none_error(loc, what)
-                ident = ent.fields[name]
                 return None if ident is None else ctx.state.entities.get(ident)
             return ref_field
 
         def plain_field(ctx, s):
-            ent = subject(ctx, s)
-            if ent is None:
+            try:
+                return subject(ctx, s).fields[name]
+            except AttributeError:
                 _none_error(loc, what)
-            return ent.fields[name]
         return plain_field
 
     # ------------------------------------------------------------ calls
@@ -120,8 +120,9 @@ class ExprCompiler:
 
         def count(ctx, s):
             n = 0
-            for ent in ctx.state.of_type(tname):
-                s[slot] = ent
+            ents = ctx.state.entities
+            for ident in ctx.state.by_type.get(tname, ()):
+                s[slot] = ents[ident]
                 if cond(ctx, s):
                     n += 1
             return n
@@ -132,8 +133,9 @@ class ExprCompiler:
         slot, cond, tname = q.ref, self.expr(q.cond), q.type_name
 
         def exists(ctx, s):
-            for ent in ctx.state.of_type(tname):
-                s[slot] = ent
+            ents = ctx.state.entities
+            for ident in ctx.state.by_type.get(tname, ()):
+                s[slot] = ents[ident]
                 if cond(ctx, s):
                     return True
             return False

@@ -431,8 +431,10 @@ class Builder(Transformer):
         return A.Patch(self.loc(meta), "replace", str(name), self.tloc(name), list(items))
 
     @v_args(meta=True, inline=True)
-    def patch_drop(self, meta, name):
-        return A.Patch(self.loc(meta), "drop", str(name), self.tloc(name))
+    def patch_drop(self, meta, name, item, annotations):
+        target = f"{name}.{item}" if item is not None else str(name)
+        return A.Patch(self.loc(meta), "drop", target, self.tloc(name),
+                       annotations=list(annotations or []))
 
     @v_args(meta=True, inline=True)
     def patch_add(self, meta, number, *items):

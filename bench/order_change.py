@@ -1,0 +1,165 @@
+"""Benchmark: the Musket & Pike order-change check (5.7) evaluated by drillbook against a
+hand-written Python function of the same decision, over the same 100k seeded random
+states, in one process.  Also: load + check of the rulebook against the bare Lark parse of
+the same text.  Prints ratios; asserts both sides agree on every state.
+
+    python bench/order_change.py [--n 100000] [--seed 1]
+"""
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "interpreter"))
+
+from drillbook.evaluate import Rulebook              # noqa: E402
+from drillbook.runtime import Ctx, Dice, Entity, State  # noqa: E402
+
+BOOK = ROOT / "rulebooks" / "musket-and-pike"
+ORDERS = ["Charge", "MakeReady", "ReceiveCharge", "Rally"]
+MORALE = ["Normal", "Shaken", "Broken", "Eliminated"]
+
+# --------------------------------------------------------------- the hand-written baseline
+TABLE = {  # 5.7, rows = current order, columns = desired order
+    "Charge": {"MakeReady": 3, "ReceiveCharge": 2, "Rally": 5},
+    "MakeReady": {"Charge": 5, "ReceiveCharge": 5, "Rally": 6},
+    "ReceiveCharge": {"Charge": 3, "MakeReady": 5, "Rally": 4},
+    "Rally": {"Charge": 1, "MakeReady": 4, "ReceiveCharge": 3},
+}
+
+
+def by_hand(w: dict, desired: str, roll: int) -> bool:
+    drm = w["rating"]
+    if w["ac_rating"] is not None and w["ac_near"]:
+        drm += w["ac_rating"]
+    if w["adjacent"]:
+        drm += 1
+    if w["cavalry"] and desired == "Charge":
+        drm -= 1
+    if w["cavalry"] and desired == "ReceiveCharge":
+        drm += 1
+    if desired == "Rally":
+        units = w["units"]
+        if 2 * sum(1 for m in units if m != "Normal") > len(units):
+            drm -= 2
+    total = max(0, min(9, roll + drm))
+    return total <= TABLE[w["order"]][desired]
+
+
+# --------------------------------------------------------------- random states
+def random_cases(n: int, seed: int):
+    rng = random.Random(seed)
+    cases = []
+    for _ in range(n):
+        order = rng.choice(ORDERS)
+        desired = rng.choice([o for o in ORDERS if o != order])
+        w = {"order": order, "rating": rng.randint(-3, 1), "adjacent": rng.random() < 0.3,
+             "ac_rating": rng.choice([None, -1, -2]), "ac_near": rng.random() < 0.5,
+             "cavalry": rng.random() < 0.4,
+             "units": [rng.choice(MORALE) for _ in range(rng.randint(1, 6))]}
+        cases.append((w, desired, rng.randint(0, 9)))
+    return cases
+
+
+def to_state(rb, w):
+    lv = rb.program.levels
+    ents, by_type = {}, {"Leader": ["wc"], "Wing": ["w"], "Unit": []}
+    ents["wc"] = Entity("Leader", "wc", {"rating": w["rating"], "adjacent_to_enemy": w["adjacent"],
+                                         "no_continue": False, "removed": False, "with_unit": None})
+    ac = None
+    if w["ac_rating"] is not None:
+        ac = "ac"
+        by_type["Leader"].append("ac")
+        ents["ac"] = Entity("Leader", "ac", {"rating": w["ac_rating"], "adjacent_to_enemy": False,
+                                             "no_continue": False, "removed": False,
+                                             "with_unit": None})
+    order = next(x for x in lv["Order"] if x.name == w["order"])
+    ents["w"] = Entity("Wing", "w", {"order": order, "commander": "wc", "army_commander": ac,
+                                     "army_commander_near": w["ac_near"], "cavalry": w["cavalry"]})
+    for i, m in enumerate(w["units"]):
+        uid = f"u{i}"
+        by_type["Unit"].append(uid)
+        ents[uid] = Entity("Unit", uid, {"wing": "w", "morale": next(
+            x for x in lv["MoraleState"] if x.name == m)})
+    return State(ents, {k: tuple(v) for k, v in by_type.items()})
+
+
+# --------------------------------------------------------------- timing
+def best_of(repeats, fn):
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return min(times)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--n", type=int, default=100_000)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--repeats", type=int, default=3)
+    args = ap.parse_args()
+
+    rb = Rulebook.open(str(BOOK))
+    check = rb.program.callables["order_change_roll"]
+    lv = {x.name: x for x in rb.program.levels["Order"]}
+    cases = random_cases(args.n, args.seed)
+    prepared = [(to_state(rb, w), lv[d], {"d10": [r]}, w, d, r) for w, d, r in cases]
+    options = frozenset()
+
+    def engine(trace):
+        out = []
+        for state, desired, rolls, *_ in prepared:
+            ctx = Ctx(state, Dice(rolls), options, trace)
+            out.append(check(ctx, [state.entities["w"], desired]).passed)
+        return out
+
+    def baseline():
+        return [by_hand(w, d, r) for _, _, _, w, d, r in prepared]
+
+    expected = baseline()
+    assert engine(False) == expected, "drillbook and the hand-written function disagree"
+    assert engine(True) == expected
+    t_hand = best_of(args.repeats, baseline)
+    t_off = best_of(args.repeats, lambda: engine(False))
+    t_on = best_of(args.repeats, lambda: engine(True))
+    share = sum(expected) / len(expected)
+    print(f"order change (5.7), {args.n} seeded states, {share:.1%} succeed; both sides agree")
+    print(f"  hand-written Python : {t_hand * 1e6 / args.n:8.2f} µs per decision")
+    print(f"  drillbook, trace off: {t_off * 1e6 / args.n:8.2f} µs  ratio {t_off / t_hand:5.2f}x  (target <= 3x)")
+    print(f"  drillbook, trace on : {t_on * 1e6 / args.n:8.2f} µs  ratio {t_on / t_hand:5.2f}x  (target <= 10x)")
+
+    # load + check + compile against the bare Lark parse of the same files
+    from drillbook.loader import load
+    from drillbook.syntax import _parser
+    files = [p for p in BOOK.glob("*.drill")]
+    texts = [p.read_text(encoding="utf-8") for p in files]
+    parser, layout = _parser()
+
+    def bare():
+        for t in texts:
+            parser.parse(t if t.endswith("\n") else t + "\n", start="start")
+
+    def full():
+        Rulebook.open(str(BOOK))
+
+    def load_check():
+        from drillbook.check import check as run_check
+        run_check(load(str(BOOK)))
+
+    t_parse = best_of(5, bare)
+    t_load = best_of(5, load_check)
+    t_full = best_of(5, full)
+    print(f"rulebook load ({len(files)} files, {sum(len(t) for t in texts)} chars):")
+    print(f"  bare Lark parse            : {t_parse * 1e3:7.1f} ms")
+    print(f"  drillbook load + check     : {t_load * 1e3:7.1f} ms  ratio {t_load / t_parse:5.2f}x  (target <= 1.5x)")
+    print(f"  load + check + compile     : {t_full * 1e3:7.1f} ms  ratio {t_full / t_parse:5.2f}x")
+
+
+if __name__ == "__main__":
+    main()
