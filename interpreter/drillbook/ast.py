@@ -147,6 +147,13 @@ class Roll(Expr):
 
 
 @dataclass(eq=False)
+class Choose(Expr):
+    """``choose NAME from options``: a player's choice, an input like a die."""
+    name: str
+    options: Expr      # a list, or a Query over the state
+
+
+@dataclass(eq=False)
 class SetEffect(Expr):
     target: Expr       # a FieldOf
     value: Expr
@@ -337,6 +344,7 @@ class ExampleDecl(Decl):
     rolls: list        # [(loc, die, [faces])]
     options: list      # [(loc, name, on)]
     expects: list
+    choices: list = field(default_factory=list)   # [(loc, name, [Expr])]
 
 
 # --------------------------------------------------------------------- structure
@@ -437,6 +445,8 @@ def to_source(e, prec: int = 0) -> str:
     if isinstance(e, Roll):
         count = f"{e.dice.count} " if e.dice.count != 1 else ""
         return f"roll {count}{e.dice.die}"
+    if isinstance(e, Choose):
+        return _paren(f"choose {e.name} from {to_source(e.options)}", 0, prec)
     if isinstance(e, SetEffect):
         return _paren(f"set {to_source(e.target, 9)} to {to_source(e.value)}", 0, prec)
     if isinstance(e, AddEffect):

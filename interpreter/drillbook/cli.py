@@ -82,6 +82,8 @@ def build_parser() -> argparse.ArgumentParser:
         q.add_argument("--roll", action="append", default=[], metavar="DIE=FACE",
                        help="a die's face(s), in the order rolled; may repeat")
         q.add_argument("--option", action="append", default=[], metavar="NAME[=on|off]")
+        q.add_argument("--choice", action="append", default=[], metavar="NAME=VALUE",
+                       help="a player's choice, in the order made; may repeat")
         q.add_argument("--lang", help="language of labels in the answer (e.g. ru)")
         q.add_argument("--json", action="store_true", help="machine-readable output")
         if name != "odds":
@@ -188,11 +190,22 @@ def cmd_test(args, argv) -> int:
     return 1 if failed or broken else 0
 
 
+def _choices(values, argv) -> dict:
+    out: dict[str, list[str]] = {}
+    for v in values or []:
+        name, eq, value = v.partition("=")
+        if not name or not eq or not value:
+            raise _point(argv, f"--choice takes NAME=VALUE, like crew=c1, not '{v}'")
+        out.setdefault(name, []).append(value)
+    return out
+
+
 def _question_inputs(args, argv):
     rb = _open(args.rulebook, argv, args.variant)
     state = rb.state(args.state)
     rolls = rb.rolls(_rolls(args.roll, argv), _where(argv, "--roll"))
     options = rb.options(args.option, _where(argv, "--option"))
+    args.chosen = _choices(args.choice, argv)
     return rb, state, rolls, options
 
 
@@ -200,7 +213,8 @@ def cmd_ask(args, argv) -> int:
     from .explain import answer_json
     from .runtime import show
     rb, state, rolls, options = _question_inputs(args, argv)
-    ans = rb.ask(args.question, state, rolls, options, seed=args.seed, trace=args.json)
+    ans = rb.ask(args.question, state, rolls, options, seed=args.seed, trace=args.json,
+                 choices=args.chosen)
     if args.json:
         print(json.dumps(answer_json(ans), ensure_ascii=False, indent=2))
         return 0
@@ -213,7 +227,8 @@ def cmd_ask(args, argv) -> int:
 def cmd_explain(args, argv) -> int:
     from .explain import answer_json, ruling
     rb, state, rolls, options = _question_inputs(args, argv)
-    ans = rb.ask(args.question, state, rolls, options, seed=args.seed, trace=True)
+    ans = rb.ask(args.question, state, rolls, options, seed=args.seed, trace=True,
+                 choices=args.chosen)
     if args.json:
         out = answer_json(ans)
         out["ruling"] = ruling(ans, args.lang)
@@ -225,18 +240,24 @@ def cmd_explain(args, argv) -> int:
 
 def cmd_odds(args, argv) -> int:
     rb, state, rolls, options = _question_inputs(args, argv)
-    t, dist = rb.odds(args.question, state, rolls, options)
-    rows = sorted(dist.items(), key=lambda kv: (-kv[1], kv[0]))
+    t, dist = rb.odds(args.question, state, rolls, options, args.chosen)
+    rows = sorted(dist.items(), key=lambda kv: (kv[0][0], -kv[1], kv[0][1]))
     if args.json:
         print(json.dumps({"question": args.question, "type": str(t), "outcomes": [
-            {"outcome": k, "fraction": f"{p.numerator}/{p.denominator}",
-             "percent": round(float(p) * 100, 4)} for k, p in rows]}, ensure_ascii=False, indent=2))
+            {"choices": made, "outcome": k, "fraction": f"{p.numerator}/{p.denominator}",
+             "percent": round(float(p) * 100, 4)} for (made, k), p in rows]},
+            ensure_ascii=False, indent=2))
         return 0
-    width = max(len(k) for k, _ in rows)
+    width = max(len(k) for (_, k), _ in rows)
     print(f"odds of {args.question}:")
-    for k, p in rows:
+    group = None
+    for (made, k), p in rows:
+        if made != group and made:
+            print(f"  if {made}:")
+        group = made
+        pad = "    " if made else "  "
         frac = f"{p.numerator}/{p.denominator}"
-        print(f"  {k:<{width}}  {frac:>9}  {float(p) * 100:7.3f}%")
+        print(f"{pad}{k:<{width}}  {frac:>9}  {float(p) * 100:7.3f}%")
     return 0
 
 

@@ -77,11 +77,12 @@ def _odds(rb, ex, text):
         fn, _, size, _ = rb.question(text, state)
         return enumerate_outcomes(lambda dice: fn(Ctx(state, dice, options), [None] * size))
     except DrillError as e:
-        return {"error: " + e.diagnostics[0].message: Fraction(1)}
+        return {("", "error: " + e.diagnostics[0].message): Fraction(1)}
 
 
 def _fmt(dist):
-    return {k: f"{p.numerator}/{p.denominator}" for k, p in sorted(dist.items())}
+    return {(f"if {made}: {out}" if made else out): f"{p.numerator}/{p.denominator}"
+            for (made, out), p in sorted(dist.items())}
 
 
 def render_text(d: dict) -> str:

@@ -15,7 +15,7 @@ from .check.types import ANY, Ty
 from .compile import compile_model
 from .errors import Diagnostic, DrillError, Loc, did_you_mean, fail, source_line
 from .loader import load
-from .runtime import CheckResult, Ctx, Dice, Effect, NeedRoll, State, show
+from .runtime import CheckResult, Ctx, Dice, Effect, NeedChoice, NeedRoll, State, show
 from .state import load_state, state_from_givens
 
 MAX_OUTCOMES = 200_000     # enumeration stops here rather than run for ever
@@ -112,9 +112,10 @@ class Rulebook:
             raise DrillError(errors)
         return self.program.compile_expr(expr), t, scope.size, expr
 
-    def ask(self, text, state, rolls=None, options=frozenset(), seed=None, trace=True) -> Answer:
+    def ask(self, text, state, rolls=None, options=frozenset(), seed=None, trace=True,
+            choices=None) -> Answer:
         fn, t, size, _ = self.question(text, state)
-        dice = Dice(rolls, seed=seed)
+        dice = Dice(rolls, seed=seed, chosen=choices)
         ctx = Ctx(state, dice, options, trace)
         value = fn(ctx, [None] * size)
         ans = Answer(text, value, t, ctx.trace, dice.read, state)
@@ -122,11 +123,12 @@ class Rulebook:
             ans.new_state, ans.log = state.apply(value)
         return ans
 
-    def odds(self, text, state, rolls=None, options=frozenset()):
-        """Exact distribution of the question's value over every die not given."""
+    def odds(self, text, state, rolls=None, options=frozenset(), choices=None):
+        """Exact distribution of the question's value over every die not given, for each
+        combination of the players' choices not given."""
         fn, t, size, _ = self.question(text, state)
         return t, enumerate_outcomes(lambda dice: fn(Ctx(state, dice, options), [None] * size),
-                                     rolls)
+                                     rolls, choices)
 
     # ------------------------------------------------------------ examples
     def run_examples(self, only: str | None = None) -> list[ExampleResult]:
@@ -150,30 +152,43 @@ class Rulebook:
         rolls: dict[str, list[int]] = {}
         for _, die, faces in ex.rolls:
             rolls.setdefault(die, []).extend(faces)
+        from .runtime import choice_key
+        try:
+            chosen = {}
+            for _, name, values in ex.choices:
+                for v in values:
+                    chosen.setdefault(name, []).append(choice_key(
+                        self.program.compile_expr(v)(Ctx(state, Dice(), options),
+                                                    [None] * ex.choice_frame)))
+        except DrillError as e:
+            return ExampleResult(ex, False, [(d.loc, d.message) for d in e.diagnostics])
+
+        def inputs():
+            return Dice(rolls, chosen=chosen)
         for exp in ex.expects:
             try:
                 here = state
                 if exp.after is not None:
                     effects = self.program.compile_expr(exp.after)(
-                        Ctx(state, Dice(rolls), options), [None] * exp.frame)
+                        Ctx(state, inputs(), options), [None] * exp.frame)
                     here, _ = state.apply(effects)
                 fn = self.program.compile_expr(exp.expr)
-                ok = fn(Ctx(here, Dice(rolls), options), [None] * exp.frame)
+                ok = fn(Ctx(here, inputs(), options), [None] * exp.frame)
                 if not ok:
-                    failures.append((exp.loc, self._why(exp, here, rolls, options)))
+                    failures.append((exp.loc, self._why(exp, here, inputs, options)))
             except DrillError as e:
                 d = e.diagnostics[0]
                 failures.append((exp.loc, f"stopped with an error: {d.loc}: {d.message}"))
         return ExampleResult(ex, not failures, failures)
 
-    def _why(self, exp, state, rolls, options) -> str:
+    def _why(self, exp, state, inputs, options) -> str:
         e = exp.expr
         text = _source_text(e.loc) or "the expectation"
         if isinstance(e, A.Binary) and e.op in ("==", "!=", "<", "<=", ">", ">="):
             vals = []
             for side in (e.left, e.right):
                 try:
-                    v = self.program.compile_expr(side)(Ctx(state, Dice(rolls), options),
+                    v = self.program.compile_expr(side)(Ctx(state, inputs(), options),
                                                         [None] * exp.frame)
                     vals.append(show(v))
                 except DrillError:
@@ -199,9 +214,11 @@ def outcome_key(value):
     return show(value)
 
 
-def enumerate_outcomes(run, rolls=None) -> dict:
-    """Run ``run(dice)`` over every face of every die it reads; return {outcome: Fraction}."""
-    dist: dict[str, Fraction] = {}
+def enumerate_outcomes(run, rolls=None, choices=None) -> dict:
+    """Run ``run(dice)`` over every face of every die it reads and every option of every
+    choice it asks for; return {(choices made, outcome): Fraction}.  Dice are weighed by
+    chance; choices are not (each combination of choices gets its own distribution)."""
+    dist: dict[tuple, Fraction] = {}
     stack = [([], Fraction(1))]
     runs = 0
     while stack:
@@ -210,15 +227,21 @@ def enumerate_outcomes(run, rolls=None) -> dict:
         if runs > MAX_OUTCOMES:
             fail(Loc("<question>"), "E802", f"more than {MAX_OUTCOMES} dice outcomes to enumerate",
                  "give some of the rolls with --roll")
+        dice = Dice(rolls, path=path, chosen=choices)
         try:
-            value = run(Dice(rolls, path=path))
+            value = run(dice)
         except NeedRoll as need:
             faces = range(need.low, need.high + 1)
             share = p / len(faces)
             for f in reversed(faces):
                 stack.append((path + [f], share))
             continue
-        key = outcome_key(value)
+        except NeedChoice as need:
+            for i in reversed(range(len(need.options))):
+                stack.append((path + [i], p))
+            continue
+        made = ", ".join(f"{n} = {k}" for n, k in dice.made)
+        key = (made, outcome_key(value))
         dist[key] = dist.get(key, Fraction(0)) + p
     return dist
 

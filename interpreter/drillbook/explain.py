@@ -96,6 +96,10 @@ def _node(node: Trace, depth: int, lang) -> list:
     out = []
     if kind == "roll":
         return [f"{pad}- {node.name} rolled {node.value}"]
+    if kind == "choice":
+        opts = ", ".join(show(o, lang) for o in node.detail["options"])
+        return [f"{pad}- the players chose {node.name} = {show(node.value, lang)} "
+                f"(from: {opts})"]
     if kind == "table":
         cell = node.detail["cell"]
         keys = ", ".join(show(k, lang) for k in node.detail["keys"])

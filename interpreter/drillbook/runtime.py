@@ -154,13 +154,35 @@ class NeedRoll(Exception):
         self.die, self.low, self.high = die, low, high
 
 
-class Dice:
-    """Where die rolls come from: given faces first, then a seed, an enumeration, or nothing."""
-    __slots__ = ("given", "used", "rng", "path", "step", "read", "where")
+class NeedChoice(Exception):
+    """Raised while enumerating: the evaluation asks for a choice nobody has made yet."""
 
-    def __init__(self, given=None, seed=None, path=None, where: Loc | None = None):
+    def __init__(self, name, options):
+        super().__init__(name)
+        self.name, self.options = name, options
+
+
+def choice_key(v) -> str:
+    """How a chosen value is named on the command line and in outcomes."""
+    if isinstance(v, (Entity,)):
+        return v.id
+    if isinstance(v, Level):
+        return v.name
+    return show(v)
+
+
+class Dice:
+    """Where the inputs of a question come from — die rolls and players' choices: given
+    first, then drawn from a seed, or enumerated, or else a located error asking for them."""
+    __slots__ = ("given", "used", "rng", "path", "step", "read", "where", "chosen", "picks",
+                 "made")
+
+    def __init__(self, given=None, seed=None, path=None, where: Loc | None = None, chosen=None):
         self.given = given or {}         # die -> faces in order; never changed here
         self.used = dict.fromkeys(self.given, 0)
+        self.chosen = chosen or {}       # choice name -> keys in order
+        self.picks = dict.fromkeys(self.chosen, 0)
+        self.made = []                   # [(choice name, key)] in order
         self.rng = random.Random(seed) if seed is not None else None
         self.path = path            # a list of faces for enumeration, else None
         self.step = 0
@@ -189,6 +211,34 @@ class Dice:
         fail(loc, "E603", f"this needs a roll of {die} (roll number {n} of {die}) and none was given",
              f"give it with --roll {die}=N, draw it with --seed N, or ask 'odds' to enumerate it")
         return 0
+
+    def choose(self, name: str, options: list, loc: Loc):
+        if not options:
+            fail(loc, "E610", f"the choice '{name}' has nothing to choose from")
+        keys = [choice_key(o) for o in options]
+        queue = self.chosen.get(name)
+        if queue is not None and self.picks[name] < len(queue):
+            want = queue[self.picks[name]]
+            self.picks[name] += 1
+            if want not in keys:
+                fail(loc, "E611", f"'{want}' is not one of the options of the choice '{name}'",
+                     f"one of: {', '.join(keys)}")
+            self.made.append((name, want))
+            return options[keys.index(want)]
+        if self.path is not None:
+            if self.step < len(self.path):
+                index = self.path[self.step]
+                self.step += 1
+                self.made.append((name, keys[index]))
+                return options[index]
+            raise NeedChoice(name, keys)
+        if self.rng is not None:
+            index = self.rng.randrange(len(options))
+            self.made.append((name, keys[index]))
+            return options[index]
+        fail(loc, "E612", f"this needs the players' choice '{name}' (one of: {', '.join(keys)})",
+             f"give it with --choice {name}={keys[0]}, or in an example: choose {name} = ...")
+        return None
 
 
 @dataclass

@@ -294,6 +294,12 @@ class Checker:
                     if not d.low <= f <= d.high:
                         self.error(loc, "E405", f"{die} has no face {f} (its faces: "
                                    f"{d.low}..{d.high})")
+            ex.choice_frame = 0
+            for loc, name, values in ex.choices:
+                for v in values:
+                    scope = Scope(None, entities=entities)
+                    self.typer.expr(v, scope)
+                    ex.choice_frame = max(ex.choice_frame, scope.size)
             for loc, name, _ in ex.options:
                 if not isinstance(self.m.decls.get(name), A.OptionDecl):
                     self.error(loc, "E202", f"unknown option '{name}'", did_you_mean(

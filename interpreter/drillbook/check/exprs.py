@@ -301,6 +301,18 @@ class Typer:
             return EFFECTS
         return Ty("list", inner=first)
 
+    def _Choose(self, e, scope):
+        if scope.owner:
+            self.rollers.add(scope.owner)
+        if isinstance(e.options, A.Query):
+            self.expr(e.options, scope)
+            return Ty("record", e.options.type_name)
+        t = self.expr(e.options, scope)
+        if t.kind != "list":
+            return self.error(e.options.loc, "E316", f"a choice is made from a list or from "
+                              f"'Type x where ...', not from {t}")
+        return t.inner
+
     def _Roll(self, e, scope):
         if scope.owner:
             self.rollers.add(scope.owner)

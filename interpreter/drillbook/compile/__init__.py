@@ -63,6 +63,9 @@ class Program:
     def trace_roll(self, die, face):
         return Trace("roll", die, value=face)
 
+    def trace_choice(self, name, value, options):
+        return Trace("choice", name, value=value, detail={"options": options})
+
     def _padding(self, name, params) -> list:
         """The empty local slots a rule needs beyond its parameters."""
         return [None] * max(0, self.model.frame_size.get(name, 0) - len(params or []))

@@ -266,6 +266,35 @@ class ExprCompiler:
             return total
         return roll
 
+    def _Choose(self, e):
+        name, loc = e.name, e.loc
+        if isinstance(e.options, A.Query):
+            q = e.options
+            slot, cond, tname = q.ref, self.expr(q.cond), q.type_name
+
+            def options(ctx, s):
+                ents = ctx.state.entities
+                out = []
+                for ident in ctx.state.by_type.get(tname, ()):
+                    s[slot] = ents[ident]
+                    if cond(ctx, s):
+                        out.append(ents[ident])
+                return out
+        else:
+            listed = self.expr(e.options)
+
+            def options(ctx, s):
+                return list(listed(ctx, s))
+        trace_choice = self.p.trace_choice
+
+        def choose(ctx, s):
+            opts = options(ctx, s)
+            value = ctx.dice.choose(name, opts, loc)
+            if ctx.trace is not None:
+                ctx.stack[-1].children.append(trace_choice(name, value, opts))
+            return value
+        return choose
+
     # ------------------------------------------------------------ effects
     def _target(self, target):
         subject = self.expr(target.subject)

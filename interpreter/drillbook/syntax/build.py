@@ -380,7 +380,7 @@ class Builder(Transformer):
     # ------------------------------------------------------------ examples
     @v_args(meta=True, inline=True)
     def example(self, meta, label, *lines):
-        ex = A.ExampleDecl(self.loc(meta), label.text or "", label, [], [], [], [])
+        ex = A.ExampleDecl(self.loc(meta), label.text or "", label, [], [], [], [], [])
         notes = []
         for line in lines:
             if isinstance(line, A.Annotation):
@@ -413,9 +413,8 @@ class Builder(Transformer):
         return ("options", (self.loc(meta), str(name), on))
 
     @v_args(meta=True, inline=True)
-    def choose(self, meta, name, expr):
-        fail(self.loc(meta), "E106", "'choose' in examples is not supported yet",
-             "player choices are planned; see docs/language.md")
+    def chosen(self, meta, name, *values):
+        return ("choices", (self.loc(meta), str(name), list(values)))
 
     @v_args(meta=True, inline=True)
     def expect(self, meta, expr):
@@ -478,6 +477,10 @@ class Builder(Transformer):
     @v_args(meta=True, inline=True)
     def remove_effect(self, meta, target):
         return A.RemoveEffect(self.loc(meta), target)
+
+    @v_args(meta=True, inline=True)
+    def choice(self, meta, name, options):
+        return A.Choose(self.loc(meta), str(name), options)
 
     @v_args(meta=True, inline=True)
     def or_(self, meta, a, b):
