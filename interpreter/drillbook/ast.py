@@ -154,6 +154,13 @@ class Choose(Expr):
 
 
 @dataclass(eq=False)
+class After(Expr):
+    """``after EFFECTS: EXPR`` — EXPR asked of the state the effects produce."""
+    effects: Expr
+    then: Expr
+
+
+@dataclass(eq=False)
 class SetEffect(Expr):
     target: Expr       # a FieldOf
     value: Expr
@@ -300,6 +307,44 @@ class CheckDecl(Decl):
 
 
 @dataclass(eq=False)
+class RequirementsDecl(Decl):
+    params: list | None
+    label: Label
+
+
+@dataclass(eq=False)
+class RequireDecl(Decl):
+    """One requirement: a Bool rule that says whether it is satisfied."""
+    list_name: str
+    list_loc: Loc
+    label: Label
+    when: Expr | None
+    value: Expr | None
+
+    @property
+    def params(self):
+        return getattr(self, "_params", None)
+
+
+@dataclass(eq=False)
+class Step:
+    loc: Loc
+    name: str
+    label: Label
+    when: Expr | None
+    value: Expr | None
+    stop: bool = False
+    annotations: list = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class ProcedureDecl(Decl):
+    params: list | None
+    label: Label
+    steps: list
+
+
+@dataclass(eq=False)
 class Cell:
     loc: Loc
     kind: str          # int | pair | range | name | text | na | corner
@@ -334,7 +379,6 @@ class Given:
 class Expectation:
     loc: Loc
     expr: Expr
-    after: Expr | None = None
 
 
 @dataclass(eq=False)
@@ -445,6 +489,8 @@ def to_source(e, prec: int = 0) -> str:
     if isinstance(e, Roll):
         count = f"{e.dice.count} " if e.dice.count != 1 else ""
         return f"roll {count}{e.dice.die}"
+    if isinstance(e, After):
+        return _paren(f"after {to_source(e.effects)}: {to_source(e.then)}", 0, prec)
     if isinstance(e, Choose):
         return _paren(f"choose {e.name} from {to_source(e.options)}", 0, prec)
     if isinstance(e, SetEffect):

@@ -1,4 +1,4 @@
-"""CLI: the ``drillbook`` command — check, test, ask, explain, odds, diff.
+"""CLI: the ``drillbook`` command — check, test, ask, explain, odds, run, diff.
 
 Exit codes: 0 ok; 1 rule errors, bad state or failed examples; 2 bad usage.
 No Python traceback ever reaches the user: every error is printed located, with a caret.
@@ -70,14 +70,16 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("-k", dest="only", help="run only examples whose name contains this text")
     t.add_argument("-v", "--verbose", action="store_true", help="list every example")
 
-    for name, helptext in (("ask", "evaluate a question against a game state"),
+    for name, helptext in (("run", "play a procedure and print its event log"),
+                           ("ask", "evaluate a question against a game state"),
                            ("explain", "answer a question as a ruling that cites the rules"),
                            ("odds", "exact distribution of a question over the dice not given")):
         q = sub.add_parser(name, help=helptext)
         q.add_argument("rulebook")
         q.add_argument("--variant", action="append", default=[], metavar="FILE",
                        help="apply this variant file (repeat to combine variants)")
-        q.add_argument("question", help="an expression, e.g. 'morale_test(u1)'")
+        q.add_argument("question", help="an expression, e.g. 'morale_test(u1)'" if name != "run"
+                       else "a procedure call, e.g. 'charge_sequence(b1, b2)'")
         q.add_argument("--state", help="YAML or JSON file with the game state")
         q.add_argument("--roll", action="append", default=[], metavar="DIE=FACE",
                        help="a die's face(s), in the order rolled; may repeat")
@@ -114,6 +116,14 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+    except Exception as e:  # a bug in drillbook itself: say so, located, without a traceback
+        line = "drillbook " + " ".join(shlex.quote(a) for a in argv)
+        remember_source(CMDLINE, line)
+        d = Diagnostic(Loc(CMDLINE, 1, 1), "E999", f"internal error: {type(e).__name__}: {e}",
+                       "this is a bug in drillbook, not in your rulebook; please report it "
+                       "with this command line")
+        print(DrillError([d]).render(), file=sys.stderr)
+        return 3
 
 
 def _open(path, argv, variants=()):
@@ -238,6 +248,22 @@ def cmd_explain(args, argv) -> int:
     return 0
 
 
+def cmd_run(args, argv) -> int:
+    from .explain import answer_json, event_log
+    rb, state, rolls, options = _question_inputs(args, argv)
+    ans = rb.ask(args.question, state, rolls, options, seed=args.seed, trace=True,
+                 choices=args.chosen)
+    if str(ans.type) != "Effects":
+        raise _point(argv, f"'{args.question}' is a {ans.type}, not a procedure: use ask or explain")
+    if args.json:
+        out = answer_json(ans)
+        out["log"] = [text for _, text in ans.log]
+        print(json.dumps(out, ensure_ascii=False, indent=2))
+        return 0
+    print(event_log(ans, args.lang))
+    return 0
+
+
 def cmd_odds(args, argv) -> int:
     rb, state, rolls, options = _question_inputs(args, argv)
     t, dist = rb.odds(args.question, state, rolls, options, args.chosen)
@@ -285,7 +311,7 @@ def cmd_diff(args, argv) -> int:
 
 
 COMMANDS = {"check": cmd_check, "test": cmd_test, "ask": cmd_ask, "explain": cmd_explain,
-            "odds": cmd_odds, "diff": cmd_diff}
+            "odds": cmd_odds, "diff": cmd_diff, "run": cmd_run}
 
 
 if __name__ == "__main__":

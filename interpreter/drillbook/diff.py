@@ -59,9 +59,7 @@ def _dice_questions(ex, model):
     """The calls in an example's expectations that read dice: checks and dice rules."""
     out = []
     for exp in ex.expects:
-        for root in (exp.after, exp.expr):
-            if root is None:
-                continue
+        for root in (exp.expr,):
             for node in A.walk(root):
                 if isinstance(node, A.Call) and node.name in model.rolls_dice:
                     text = A.to_source(node)

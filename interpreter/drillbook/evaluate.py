@@ -168,10 +168,6 @@ class Rulebook:
         for exp in ex.expects:
             try:
                 here = state
-                if exp.after is not None:
-                    effects = self.program.compile_expr(exp.after)(
-                        Ctx(state, inputs(), options), [None] * exp.frame)
-                    here, _ = state.apply(effects)
                 fn = self.program.compile_expr(exp.expr)
                 ok = fn(Ctx(here, inputs(), options), [None] * exp.frame)
                 if not ok:

@@ -45,9 +45,9 @@ def _decls(node):
     decided = node.detail.get("decided_by")
     if decided is not None:
         yield decided
-    for item, on, _ in node.detail.get("items", []):
-        if on:
-            yield node.decl
+    if node.kind == "requirements":
+        for d, _ok in node.detail.get("items", []):
+            yield d
 
 
 # ------------------------------------------------------------------ prose
@@ -73,6 +73,11 @@ def ruling(answer, lang=None) -> str:
 
 
 def _verdict(v, lang) -> str:
+    from .runtime import Verdict
+    if isinstance(v, Verdict):
+        if v.allowed:
+            return "yes: every requirement holds"
+        return "no: " + "; ".join(f"{cite(d, lang)}: {label(d, lang)}" for d in v.violated)
     if isinstance(v, CheckResult):
         if v.natural is None:
             return "the check fails: the table says No, so there is nothing to roll"
@@ -133,6 +138,21 @@ def _node(node: Trace, depth: int, lang) -> list:
         for c in node.children:
             out += _node(c, depth + 1, lang)
         return out
+    if kind == "requirements":
+        v = node.value
+        verdict = "allowed" if v is not None and v.allowed else "refused"
+        out.append(f"{pad}- {label(node.decl, lang)} ({cite(node.decl, lang)}): {verdict}")
+        for d, ok in node.detail.get("items", []):
+            mark = "satisfied" if ok else "VIOLATED"
+            out.append(f"{pad}    {mark}: {cite(d, lang)}: {label(d, lang)}")
+        for c in node.children:
+            out += _node(c, depth + 2, lang)
+        return out
+    if kind == "procedure":
+        out.append(f"{pad}- {label(node.decl, lang)} ({cite(node.decl, lang)}), step by step:")
+        for n, c in enumerate(node.children, 1):
+            out += _step(c, n, depth + 1, lang)
+        return out
     if kind == "rule":
         decided = node.detail.get("decided_by")
         args = ", ".join(f"{k} = {show(a, lang)}" for k, a in node.detail.get("args", {}).items())
@@ -156,6 +176,43 @@ def _node(node: Trace, depth: int, lang) -> list:
     return out
 
 
+def _step(node: Trace, n: int, depth: int, lang) -> list:
+    pad = "  " * depth
+    title = node.decl.label.show(node.name, lang)
+    if node.decl.stop:
+        word = "stops here" if node.detail.get("stopped") else "goes on"
+        return [f"{pad}{n}. {title}: the procedure {word}"]
+    if node.detail.get("skipped"):
+        return [f"{pad}{n}. {title}: skipped (its condition does not hold)"]
+    out = [f"{pad}{n}. {title}"]
+    for c in node.children:
+        out += _node(c, depth + 1, lang)
+    for _, text in node.detail.get("log", []):
+        out.append(f"{pad}   → {text}")
+    if not node.detail.get("log"):
+        out.append(f"{pad}   → no change")
+    return out
+
+
+def event_log(answer, lang=None) -> str:
+    """A procedure's run as an event log: each step, the dice it read, what changed."""
+    lines = [f"Procedure: {answer.question}"]
+    for node in answer.trace.children:
+        if node.kind != "procedure":
+            lines += _node(node, 1, lang)
+            continue
+        lines[0] += f"  ({cite(node.decl, lang)})"
+        for n, c in enumerate(node.children, 1):
+            lines += _step(c, n, 1, lang)
+    lines.append("")
+    lines.append("Dice: " + (", ".join(f"{d} = {f} ({how})" for d, f, how in answer.dice)
+                             or "none"))
+    secs = sections_of(answer.trace)
+    if secs:
+        lines.append("Rules cited: " + "; ".join(s.cite(lang) for s in secs))
+    return "\n".join(lines)
+
+
 def _signed(n) -> str:
     if n is None:
         return "0"
@@ -175,6 +232,11 @@ def to_json(v):
     if isinstance(v, CheckResult):
         return {"check": v.name, "passed": v.passed, "roll": v.natural, "modifier": v.modifier,
                 "total": v.total, "op": v.op, "target": to_json(v.target), "margin": v.margin}
+    from .runtime import Verdict
+    if isinstance(v, Verdict):
+        return {"verdict": v.name, "allowed": v.allowed,
+                "violated": [{"name": d.name, "label": d.label.text, "section": section_json(d)}
+                             for d in v.violated]}
     if isinstance(v, Fraction):
         return {"fraction": f"{v.numerator}/{v.denominator}", "percent": float(v * 100)}
     if isinstance(v, tuple):
@@ -205,6 +267,12 @@ def trace_json(node: Trace) -> dict:
     if node.kind == "modifiers":
         out["modifiers"] = [{"name": i.name, "label": i.label.text, "applied": on,
                              "value": to_json(v)} for i, on, v in node.detail["items"]]
+    if node.kind == "requirements":
+        out["requirements"] = [{"name": d.name, "label": d.label.text, "satisfied": ok,
+                                "section": section_json(d)} for d, ok in node.detail["items"]]
+    if node.kind == "step":
+        out["log"] = [text for _, text in node.detail.get("log", [])]
+        out["skipped"] = bool(node.detail.get("skipped"))
     if node.kind == "table":
         out["keys"] = [to_json(k) for k in node.detail["keys"]]
         out["cell"] = {"line": node.detail["cell"].loc.line, "col": node.detail["cell"].loc.col}

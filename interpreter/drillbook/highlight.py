@@ -25,7 +25,7 @@ __all__ = ["DrillbookLexer", "KEYWORDS", "DECLARATIONS", "OPERATOR_WORDS", "CONS
 #: Every reserved word of grammar/drillbook.lark (the quoted alphabetic strings).
 KEYWORDS = frozenset("""
     add after and at capped change check choose clamped combine default define die doubt
-    drop edition else enum example exception expect faces false gap given if in is
+    drop edition else enum example exception expect faces false from gap given if in is
     languages least list marker modifiers most none not note nothing of option or record
     remove replace roll rulebook scale section set source switch table then to true use
     variant when where with within
@@ -83,25 +83,36 @@ class DrillbookLexer(RegexLexer):
         "root": [
             # A table row: a line whose first character is "|"; its cells are lexed
             # until the end of the line.
-            (r"^([^\S\n]*)(\|)", bygroups(Whitespace, Punctuation), "cells"),
+            (r"^([^\S\n]*)(\|)", bygroups(Whitespace, Punctuation), "row"),
             # A variant's cell change: "change NAME (keys) to cell".
-            (r"(change)" + _NAME_END, Keyword, "cells"),
+            (r"(change)" + _NAME_END, Keyword, "change"),
+            include("common"),
+        ],
+        "row": [
+            (r"\n", Whitespace, "#pop"),
+            include("cells"),
+            (NAME, Name),                     # in a row every word is a name: | d | then |
+            include("common"),
+        ],
+        "change": [
+            (r"\n", Whitespace, "#pop"),
+            include("cells"),
             include("common"),
         ],
         "cells": [
-            (r"\n", Whitespace, "#pop"),
+            (r"--.*", Comment.Single),
             (r"\d+[+-]\d+", Number),                       # 0-5
             (r"(?:" + _SIGN + r")?\d+\.\.[+-]?\d+", Number),   # 0..5
             (r"(?:" + _SIGN + r")?\d+", Number.Integer),   # 3, -1, +2
             (MARK, Name.Decorator),                        # 2*, FullMove¹, 0**
             (r"/", Punctuation),                           # 3/2
             (r"\\", Punctuation),                          # order \ kind
-            include("common"),
         ],
         "common": [
             (r"\n", Whitespace),
             (_WS, Whitespace),
             (r"--.*", Comment.Single),
+            (r'"[^"\\\n]*"', String),                  # a string without escapes: one token
             (r'"', String, "string"),
             # Declarations that name something.
             (r"(section)(" + _WS + r")(" + SECNUM + ")",

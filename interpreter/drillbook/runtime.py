@@ -98,6 +98,27 @@ class CheckResult:
 
 
 @dataclass(frozen=True, slots=True)
+class Verdict:
+    """The answer of a list of requirements: allowed, or refused with every violated one."""
+    name: str
+    violated: tuple           # the requirement declarations that do not hold
+    satisfied: tuple
+
+    @property
+    def allowed(self) -> bool:
+        return not self.violated
+
+    def field(self, name):
+        if name == "allowed":
+            return not self.violated
+        if name == "refused":
+            return bool(self.violated)
+        if name == "violations":
+            return len(self.violated)
+        raise KeyError(name)
+
+
+@dataclass(frozen=True, slots=True)
 class Effect:
     kind: str                 # set | add | remove
     entity: str
@@ -290,6 +311,12 @@ def show(v, lang: str | None = None) -> str:
             return "failed (nothing to roll)" if not v.passed else "passed (no roll needed)"
         word = "passed" if v.passed else "failed"
         return f"{word} by {v.margin}" if v.margin else word
+    if isinstance(v, Verdict):
+        if v.allowed:
+            return "allowed"
+        return "refused: " + "; ".join(
+            f"§{d.section.number} {d.label.show(d.name, lang)}" if d.section else d.name
+            for d in v.violated)
     if isinstance(v, tuple) and v and isinstance(v[0], Effect):
         return "; ".join(show_effect(e, lang) for e in v)
     if isinstance(v, tuple) and not v:

@@ -12,7 +12,7 @@ from ..errors import Diagnostic, DrillError, did_you_mean
 from .exprs import Scope, Typer
 from .model import Model, warn
 from .tables import TableChecker
-from .types import ANY, BOOL, CHECK, EFFECTS, INT, RANGE, Ty, assignable, strip
+from .types import ANY, BOOL, CHECK, EFFECTS, INT, RANGE, VERDICT, Ty, assignable, strip
 
 COMBINE = ("sum", "largest", "smallest")
 
@@ -44,6 +44,8 @@ class Checker:
         self.signatures()
         self.tables()
         self.rules()
+        self.requirements()
+        self.procedures()
         self.exceptions()
         if not self.errors:
             self.cycles()
@@ -133,6 +135,12 @@ class Checker:
                 m.returns[name] = INT
             elif isinstance(d, A.CheckDecl):
                 m.returns[name] = CHECK
+            elif isinstance(d, A.RequirementsDecl):
+                m.returns[name] = VERDICT
+            elif isinstance(d, A.ProcedureDecl):
+                m.returns[name] = EFFECTS
+            elif isinstance(d, A.RequireDecl):
+                m.returns[name] = BOOL
             elif isinstance(d, A.DieDecl) and d.low > d.high:
                 self.error(d.loc, "E302", f"die '{name}' has no faces: {d.low}..{d.high}")
 
@@ -192,12 +200,58 @@ class Checker:
             self.typer.expect(c.target, scope, want, "the target of the check")
             m.frame_size[name] = scope.size
 
+    def requirements(self):
+        m = self.m
+        for name, r in m.of_kind(A.RequireDecl).items():
+            owner = m.decls.get(r.list_name)
+            if not isinstance(owner, A.RequirementsDecl):
+                lists = [n for n, d in m.decls.items() if isinstance(d, A.RequirementsDecl)]
+                self.error(r.list_loc, "E208", f"requirement '{name}' names '{r.list_name}', which "
+                           "is not a list of requirements", did_you_mean(r.list_name, lists))
+                continue
+            r._params = owner.params
+            m.items_of.setdefault(r.list_name, []).append(r)
+            scope = self.params(name, owner.params)
+            if r.value is None:
+                self.error(r.loc, "E312", f"requirement '{name}' gives no condition ('= ...')",
+                           "write = the condition that must hold")
+            else:
+                self.typer.expect(r.value, scope, BOOL, f"requirement '{name}'")
+            if r.when is not None:
+                self.typer.expect(r.when, scope, BOOL, "a 'when' condition")
+            m.frame_size[name] = scope.size
+            self.typer.calls.setdefault(r.list_name, set()).add(name)
+        for name, lst in m.of_kind(A.RequirementsDecl).items():
+            if name not in m.items_of:
+                self.error(lst.loc, "E317", f"requirements '{name}' has no requirement",
+                           f"add one: require some_name of {name} = condition")
+
+    def procedures(self):
+        m = self.m
+        for name, proc in m.of_kind(A.ProcedureDecl).items():
+            scope = self.params(name, proc.params)
+            seen = {}
+            for step in proc.steps:
+                if step.name in seen:
+                    self.error(step.loc, "E207", f"step '{step.name}' appears twice in {name}")
+                seen[step.name] = step
+                if step.when is not None:
+                    self.typer.expect(step.when, scope, BOOL, "a 'when' condition")
+                if not step.stop:
+                    if step.value is None:
+                        self.error(step.loc, "E312", f"step '{step.name}' does nothing",
+                                   "give it its effects: = set ... / = nothing")
+                    else:
+                        self.typer.expect(step.value, scope, EFFECTS, f"step '{step.name}'")
+            m.frame_size[name] = scope.size
+
     def exceptions(self):
         m = self.m
         for name, e in m.of_kind(A.ExceptionDecl).items():
             target = m.decls.get(e.target)
-            if not isinstance(target, (A.Define, A.ExceptionDecl)):
-                rules = [n for n, d in m.decls.items() if isinstance(d, (A.Define, A.ExceptionDecl))]
+            if not isinstance(target, (A.Define, A.ExceptionDecl, A.RequireDecl)):
+                rules = [n for n, d in m.decls.items()
+                         if isinstance(d, (A.Define, A.ExceptionDecl, A.RequireDecl))]
                 what = f"is a {target.kind}" if target is not None else "does not exist"
                 self.error(e.target_loc, "E208", f"exception '{name}' names '{e.target}', which "
                            f"{what}; an exception overrides a rule or another exception",
@@ -214,7 +268,7 @@ class Checker:
                     break
                 seen.add(root.name)
                 root = m.decls.get(root.target)
-            if not isinstance(root, A.Define):
+            if not isinstance(root, (A.Define, A.RequireDecl)):
                 continue
             m.root_of[name] = root
             scope = self.params(root.name, root.params)
@@ -309,8 +363,6 @@ class Checker:
                            "add an 'expect' line: an example must be able to fail")
             for exp in ex.expects:
                 scope = Scope(None, entities=entities)
-                if exp.after is not None:
-                    self.typer.expect(exp.after, scope, EFFECTS, "what 'expect after' applies")
                 self.typer.expect(exp.expr, scope, BOOL, "an expectation")
                 exp.frame = scope.size
 

@@ -9,9 +9,11 @@ from .. import ast as A
 from ..errors import Diagnostic, did_you_mean
 from .model import Model
 from .types import (ANY, BOOL, BUILTIN_TYPES, CHECK, CHECK_FIELDS, EFFECTS, INT, NONE, RANGE,
-                    RANGE_FIELDS, TEXT, Ty, assignable, join, strip)
+                    RANGE_FIELDS, TEXT, VERDICT_FIELDS, Ty, assignable, join, strip)
 
-BUILTINS = ("next", "prev", "min", "max", "abs", "count", "exists")
+BUILTINS = ("next", "prev", "min", "max", "abs", "count", "exists", "violates")
+CALLABLE = (A.Define, A.TableDecl, A.ModifiersDecl, A.CheckDecl, A.RequirementsDecl,
+            A.ProcedureDecl)
 
 
 class Scope:
@@ -149,7 +151,8 @@ class Typer:
                 return fields[e.name]
             return self.error(e.loc, "E203", f"a {base.name} has no field '{e.name}'",
                               did_you_mean(e.name, fields))
-        table = {"check": CHECK_FIELDS, "range": RANGE_FIELDS}.get(base.kind)
+        table = {"check": CHECK_FIELDS, "range": RANGE_FIELDS,
+                 "verdict": VERDICT_FIELDS}.get(base.kind)
         if table is not None:
             if e.name in table:
                 e.ref = (base.kind, e.name)
@@ -163,7 +166,7 @@ class Typer:
             e.ref = ("builtin", e.name)
             return self._builtin(e, scope)
         d = self.model.decls.get(e.name)
-        if isinstance(d, (A.Define, A.TableDecl, A.ModifiersDecl, A.CheckDecl)):
+        if isinstance(d, CALLABLE):
             params = d.params or []
             if len(e.args) != len(params):
                 return self.error(e.loc, "E305", f"'{e.name}' takes {len(params)} argument(s), "
@@ -177,7 +180,7 @@ class Typer:
         if d is not None:
             return self.error(e.loc, "E304", f"'{e.name}' is a {d.kind}; it cannot be called")
         known = list(BUILTINS) + [n for n, x in self.model.decls.items() if isinstance(
-            x, (A.Define, A.TableDecl, A.ModifiersDecl, A.CheckDecl))]
+            x, CALLABLE)]
         return self.error(e.loc, "E202", f"unknown rule or table '{e.name}'",
                           did_you_mean(e.name, known))
 
@@ -188,6 +191,8 @@ class Typer:
                 return self.error(e.loc, "E306", f"write {n}(Type x where condition)")
             self.expr(args[0], scope)
             return INT if n == "count" else BOOL
+        if n == "violates":
+            return self._violates(e, scope)
         if any(isinstance(a, A.Query) for a in args):
             return self.error(e.loc, "E306", f"'{n}' does not take a 'where' query")
         types = [self.expr(a, scope) for a in args]
@@ -218,6 +223,28 @@ class Typer:
         if first.kind == "enum" and not self.model.decls[first.name].ordered:
             self.error(e.loc, "E307", f"{first} is an enum without order; {n}() needs a scale")
         return first if first.kind == "enum" else INT
+
+    def _violates(self, e, scope):
+        if len(e.args) != 2 or not isinstance(e.args[1], A.Name):
+            return self.error(e.loc, "E306", "write violates(requirements(...), requirement_name)")
+        t = self.expr(e.args[0], scope)
+        if t.kind not in ("verdict", "any"):
+            return self.error(e.args[0].loc, "E301", f"violates() asks a verdict of requirements, "
+                              f"not a {t}")
+        item = self.model.decls.get(e.args[1].name)
+        listed = e.args[0].name if isinstance(e.args[0], A.Call) else None
+        if not isinstance(item, A.RequireDecl) or (listed and item.list_name != listed):
+            items = [n for n, d in self.model.decls.items() if isinstance(d, A.RequireDecl)
+                     and (not listed or d.list_name == listed)]
+            return self.error(e.args[1].loc, "E202", f"'{e.args[1].name}' is not a requirement"
+                              + (f" of {listed}" if listed else ""),
+                              did_you_mean(e.args[1].name, items))
+        e.args[1].ref = ("requirement", item.name)
+        return BOOL
+
+    def _After(self, e, scope):
+        self.expect(e.effects, scope, EFFECTS, "what 'after' applies")
+        return self.expr(e.then, scope)
 
     def _want(self, e, got, want):
         if not assignable(got, want):

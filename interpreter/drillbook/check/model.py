@@ -32,6 +32,7 @@ class Model:
     decls: dict = field(default_factory=dict)        # name -> Decl (one namespace)
     members: dict = field(default_factory=dict)      # member name -> (EnumDecl, index)
     children: dict = field(default_factory=dict)     # rule name -> [ExceptionDecl]
+    items_of: dict = field(default_factory=dict)     # requirements name -> [RequireDecl]
     root_of: dict = field(default_factory=dict)      # exception name -> Define
     tables: dict = field(default_factory=dict)       # name -> TableLayout
     markers: dict = field(default_factory=dict)      # mark -> MarkerDecl

@@ -18,7 +18,8 @@ class Ty:
         if self.kind == "list":
             return f"list of {self.inner}"
         return {"int": "Int", "bool": "Bool", "text": "Text", "range": "Range",
-                "effects": "Effects", "check": "Check", "none": "none", "any": "?"}[self.kind]
+                "effects": "Effects", "check": "Check", "verdict": "Verdict", "none": "none",
+                "any": "?"}[self.kind]
 
 
 INT = Ty("int")
@@ -27,6 +28,7 @@ TEXT = Ty("text")
 RANGE = Ty("range")
 EFFECTS = Ty("effects")
 CHECK = Ty("check")
+VERDICT = Ty("verdict")
 NONE = Ty("none")
 ANY = Ty("any")
 
@@ -37,6 +39,7 @@ BUILTIN_TYPES = {"Int": INT, "Bool": BOOL, "Text": TEXT, "Range": RANGE, "Effect
 CHECK_FIELDS = {"passed": BOOL, "failed": BOOL, "roll": INT, "total": INT,
                 "passed_by": INT, "failed_by": INT, "rolled": BOOL}
 RANGE_FIELDS = {"low": INT, "high": INT, "empty": BOOL}
+VERDICT_FIELDS = {"allowed": BOOL, "refused": BOOL, "violations": INT}
 
 
 def strip(t: Ty) -> Ty:

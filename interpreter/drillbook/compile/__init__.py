@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .. import ast as A
 from ..errors import Diagnostic, DrillError
-from ..runtime import NEVER, CheckResult, Entity, Level, Range, Trace, show
+from ..runtime import NEVER, CheckResult, Ctx, Entity, Level, Range, Trace, Verdict, show
 from .exprs import ExprCompiler
 
 _EMPTY = object()        # "this rule or exception does not apply"
@@ -33,7 +33,9 @@ class Program:
         self.callables: dict[str, object] = {}
         for name, d in model.decls.items():
             build = {A.Define: self._define, A.TableDecl: self._table,
-                     A.ModifiersDecl: self._modifiers, A.CheckDecl: self._check}.get(type(d))
+                     A.ModifiersDecl: self._modifiers, A.CheckDecl: self._check,
+                     A.RequireDecl: self._define, A.RequirementsDecl: self._requirements,
+                     A.ProcedureDecl: self._procedure}.get(type(d))
             if build is not None and (not isinstance(d, A.TableDecl) or name in model.tables):
                 fn = build(d)
                 if name in model.rolls_dice:
@@ -145,6 +147,80 @@ class Program:
         if not applies or value is None:
             return _EMPTY
         return decl, value(ctx, s)
+
+    # ------------------------------------------------------------ requirements
+    def _requirements(self, r: A.RequirementsDecl):
+        items = [(d, self._ref(d.name)) for d in self.model.items_of.get(r.name, [])]
+        name = r.name
+
+        def verdict(ctx, args):
+            node = None
+            if ctx.trace is not None:
+                node = Trace("requirements", name, r, detail={"items": []})
+                ctx.enter(node)
+            try:
+                violated, satisfied = [], []
+                for d, ref in items:
+                    ok = ref.fn(ctx, args)
+                    (satisfied if ok else violated).append(d)
+                    if node is not None:
+                        node.detail["items"].append((d, ok))
+            finally:
+                if node is not None:
+                    ctx.leave()
+            result = Verdict(name, tuple(violated), tuple(satisfied))
+            if node is not None:
+                node.value = result
+            return result
+        return verdict
+
+    # ------------------------------------------------------------ procedures
+    def _procedure(self, p: A.ProcedureDecl):
+        steps = [(st, self.exprs.expr(st.when) if st.when is not None else None,
+                  self.exprs.expr(st.value) if st.value is not None else None) for st in p.steps]
+        pad = self._padding(p.name, p.params)
+        name = p.name
+
+        def run(ctx, args):
+            state, done = ctx.state, ()
+            node = None
+            if ctx.trace is not None:
+                node = Trace("procedure", name, p, detail={"steps": []})
+                ctx.enter(node)
+            try:
+                for st, when, value in steps:
+                    sub = Ctx(state, ctx.dice, ctx.options)
+                    s = [state.entities.get(a.id) if isinstance(a, Entity) else a
+                         for a in args] + pad
+                    step_node = None
+                    if node is not None:
+                        step_node = Trace("step", st.name, st)
+                        sub.trace, sub.stack = step_node, [step_node]
+                        node.children.append(step_node)
+                    holds = when is None or when(sub, s)
+                    if st.stop:
+                        if step_node is not None:
+                            step_node.detail["stopped"] = holds
+                        if holds:
+                            break
+                        continue
+                    if not holds:
+                        if step_node is not None:
+                            step_node.detail["skipped"] = True
+                        continue
+                    effects = value(sub, s)
+                    state, log = state.apply(effects)
+                    done += effects
+                    if step_node is not None:
+                        step_node.value = effects
+                        step_node.detail["log"] = log
+            finally:
+                if node is not None:
+                    ctx.leave()
+            if node is not None:
+                node.value = done
+            return done
+        return run
 
     # ------------------------------------------------------------ tables
     def _table(self, t: A.TableDecl):

@@ -79,7 +79,7 @@ class ExprCompiler:
         subject = self.expr(e.subject)
         name, loc = e.name, e.loc
         kind = e.ref[0]
-        if kind == "check":
+        if kind in ("check", "verdict"):
             def check_field(ctx, s):
                 return subject(ctx, s).field(name)
             return check_field
@@ -175,6 +175,23 @@ class ExprCompiler:
 
     def _builtin_max(self, e):
         return self._extreme(e, max)
+
+    def _builtin_violates(self, e):
+        verdict = self.expr(e.args[0])
+        item = e.args[1].ref[1]
+        return lambda ctx, s: any(d.name == item for d in verdict(ctx, s).violated)
+
+    def _After(self, e):
+        effects, then = self.expr(e.effects), self.expr(e.then)
+        from ..runtime import Ctx, Entity
+
+        def after(ctx, s):
+            new_state, _ = ctx.state.apply(effects(ctx, s))
+            sub = Ctx(new_state, ctx.dice, ctx.options)
+            sub.trace, sub.stack = ctx.trace, ctx.stack
+            fresh = [new_state.entities.get(v.id) if isinstance(v, Entity) else v for v in s]
+            return then(sub, fresh)
+        return after
 
     def _builtin_abs(self, e):
         arg = self.expr(e.args[0])

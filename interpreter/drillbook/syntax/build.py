@@ -321,6 +321,38 @@ class Builder(Transformer):
     def within(self, expr):
         return ("within", expr)
 
+    # ------------------------------------------------------------ requirements & procedures
+    @v_args(meta=True, inline=True)
+    def requirements(self, meta, name, params, label, annotations):
+        d = A.RequirementsDecl(self.loc(meta), str(name), params, label or A.Label())
+        return self._annotate(d, annotations)
+
+    @v_args(meta=True)
+    def require(self, meta, children):
+        name, list_name, label, *rest = children
+        when, value, notes = self._split_clauses(rest)
+        d = A.RequireDecl(self.loc(meta), str(name), str(list_name), self.tloc(list_name),
+                          label or A.Label(), when, value)
+        return self._annotate(d, notes)
+
+    @v_args(meta=True, inline=True)
+    def procedure(self, meta, name, params, label, *body):
+        steps = [b for b in body if isinstance(b, A.Step)]
+        notes = [b for b in body if isinstance(b, A.Annotation)]
+        return self._annotate(A.ProcedureDecl(self.loc(meta), str(name), params,
+                                              label or A.Label(), steps), notes)
+
+    @v_args(meta=True)
+    def step(self, meta, children):
+        name, label, *rest = children
+        when, value, notes = self._split_clauses(rest)
+        return A.Step(self.tloc(name), str(name), label or A.Label(), when, value, False, notes)
+
+    @v_args(meta=True, inline=True)
+    def stop_step(self, meta, name, label, cond, annotations):
+        return A.Step(self.tloc(name), str(name), label or A.Label(), cond, None, True,
+                      list(annotations or []))
+
     # ------------------------------------------------------------ tables
     @v_args(meta=True, inline=True)
     def table(self, meta, name, params, returns, label, *body):
@@ -420,9 +452,6 @@ class Builder(Transformer):
     def expect(self, meta, expr):
         return ("expects", A.Expectation(self.loc(meta), expr))
 
-    @v_args(meta=True, inline=True)
-    def expect_after(self, meta, effects, expr):
-        return ("expects", A.Expectation(self.loc(meta), expr, effects))
 
     # ------------------------------------------------------------ variants
     @v_args(meta=True, inline=True)
@@ -477,6 +506,10 @@ class Builder(Transformer):
     @v_args(meta=True, inline=True)
     def remove_effect(self, meta, target):
         return A.RemoveEffect(self.loc(meta), target)
+
+    @v_args(meta=True, inline=True)
+    def after_expr(self, meta, effects, then):
+        return A.After(self.loc(meta), effects, then)
 
     @v_args(meta=True, inline=True)
     def choice(self, meta, name, options):
