@@ -116,6 +116,10 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:          # the reader (e.g. head) went away: nothing to report
+        import os
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except Exception as e:  # a bug in drillbook itself: say so, located, without a traceback
         line = "drillbook " + " ".join(shlex.quote(a) for a in argv)
         remember_source(CMDLINE, line)
