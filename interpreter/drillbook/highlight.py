@@ -26,15 +26,15 @@ __all__ = ["DrillbookLexer", "KEYWORDS", "DECLARATIONS", "OPERATOR_WORDS", "CONS
 KEYWORDS = frozenset("""
     add after and at capped change check choose clamped combine default define die doubt
     drop edition else enum example exception expect faces false from gap given if in is
-    languages least list marker modifiers most none not note nothing of option or record
-    remove replace roll rulebook scale section set source switch table then to true use
-    variant when where with within
+    languages least list marker modifiers most none not note nothing of option or
+    procedure record remove replace require requirements roll rulebook scale section set
+    source step stop switch table then to true use variant when where with within
 """.split())
 
 #: Words that open a declaration (Keyword.Declaration).
 DECLARATIONS = frozenset("""
     section enum scale record die option marker define exception table modifiers check
-    example rulebook variant use
+    example requirements require procedure step stop rulebook variant use
 """.split())
 
 #: Logical operators written as words (Operator.Word).
@@ -44,7 +44,7 @@ OPERATOR_WORDS = frozenset(["and", "or", "not"])
 CONSTANTS = frozenset(["true", "false", "none", "nothing"])
 
 #: The built-in functions of the checker (drillbook/check/exprs.py); not reserved words.
-BUILTINS = ("next", "prev", "min", "max", "abs", "count", "exists")
+BUILTINS = ("next", "prev", "min", "max", "abs", "count", "exists", "violates")
 
 #: Plain keywords: everything else the grammar reserves.
 OTHER_KEYWORDS = KEYWORDS - DECLARATIONS - OPERATOR_WORDS - CONSTANTS
@@ -117,7 +117,8 @@ class DrillbookLexer(RegexLexer):
             # Declarations that name something.
             (r"(section)(" + _WS + r")(" + SECNUM + ")",
              bygroups(Keyword.Declaration, Whitespace, Name.Namespace)),
-            (r"(define|exception|table|check|modifiers)(" + _WS + ")(" + NAME + ")",
+            (r"(define|exception|table|check|modifiers|requirements|require|procedure|step|stop)"
+             r"(" + _WS + ")(" + NAME + ")",
              bygroups(Keyword.Declaration, Whitespace, Name.Function)),
             (r"(enum|scale|record)(" + _WS + ")(" + NAME + ")",
              bygroups(Keyword.Declaration, Whitespace, Name.Class)),

@@ -60,24 +60,23 @@ class Entity:
     def __repr__(self):
         return self.id
 
-    def __eq__(self, other):
-        return isinstance(other, Entity) and other.id == self.id and other.type == self.type
-
-    def __hash__(self):
-        return hash(self.id)
+    # Entities compare by identity: within one state each id has exactly one Entity, and
+    # every evaluation that moves to a new state looks its entities up again by id.
 
 
-@dataclass(frozen=True, slots=True)
 class CheckResult:
-    """What a check produced: the natural roll, the modified total, the target, the result."""
-    name: str
-    natural: int | None       # None: nothing was rolled (the table said No)
-    modifier: int
-    total: int | None
-    op: str                   # at_most | at_least | within
-    target: object            # int or Range
-    passed: bool
-    margin: int               # how far the total was inside (passed) or outside (failed)
+    """What a check produced: the natural roll, the modified total, the target, the result.
+
+    ``natural`` is None when nothing was rolled (the table said No); ``margin`` is how far
+    the total was inside (passed) or outside (failed) the target."""
+    __slots__ = ("name", "natural", "modifier", "total", "op", "target", "passed", "margin")
+
+    def __init__(self, name, natural, modifier, total, op, target, passed, margin):
+        self.name, self.natural, self.modifier, self.total = name, natural, modifier, total
+        self.op, self.target, self.passed, self.margin = op, target, passed, margin
+
+    def __repr__(self):
+        return f"CheckResult({self.name}: {show(self)})"
 
     def field(self, name):
         if name == "passed":
@@ -200,9 +199,9 @@ class Dice:
 
     def __init__(self, given=None, seed=None, path=None, where: Loc | None = None, chosen=None):
         self.given = given or {}         # die -> faces in order; never changed here
-        self.used = dict.fromkeys(self.given, 0)
+        self.used = {}                   # die -> how many of its given faces were read
         self.chosen = chosen or {}       # choice name -> keys in order
-        self.picks = dict.fromkeys(self.chosen, 0)
+        self.picks = {}
         self.made = []                   # [(choice name, key)] in order
         self.rng = random.Random(seed) if seed is not None else None
         self.path = path            # a list of faces for enumeration, else None
@@ -212,9 +211,10 @@ class Dice:
 
     def roll(self, die: str, low: int, high: int, loc: Loc) -> int:
         queue = self.given.get(die)
-        if queue is not None and self.used[die] < len(queue):
-            face = queue[self.used[die]]
-            self.used[die] += 1
+        n = self.used.get(die, 0)
+        if queue is not None and n < len(queue):
+            face = queue[n]
+            self.used[die] = n + 1
             self.read.append((die, face, "given"))
             return face
         if self.path is not None:
@@ -238,9 +238,10 @@ class Dice:
             fail(loc, "E610", f"the choice '{name}' has nothing to choose from")
         keys = [choice_key(o) for o in options]
         queue = self.chosen.get(name)
-        if queue is not None and self.picks[name] < len(queue):
-            want = queue[self.picks[name]]
-            self.picks[name] += 1
+        n = self.picks.get(name, 0)
+        if queue is not None and n < len(queue):
+            want = queue[n]
+            self.picks[name] = n + 1
             if want not in keys:
                 fail(loc, "E611", f"'{want}' is not one of the options of the choice '{name}'",
                      f"one of: {', '.join(keys)}")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from .. import ast as A
 from ..errors import Diagnostic, DrillError
 from ..runtime import NEVER, CheckResult, Ctx, Entity, Level, Range, Trace, Verdict, show
-from .exprs import ExprCompiler
+from .codegen import ExprCompiler
 
 _EMPTY = object()        # "this rule or exception does not apply"
 
@@ -244,14 +244,12 @@ class Program:
         two = lay.shape == "2d"
         name = t.name
 
+        by_level = {}
+        for (k0, k1), hit in cells.items():
+            by_level[(self._level_key(lay, 0, k0), self._level_key(lay, 1, k1))] = hit
+
         def lookup(ctx, args):
-            k0 = args[0]
-            k0 = k0.name if isinstance(k0, Level) else k0
-            k1 = None
-            if two:
-                k1 = args[1]
-                k1 = k1.name if isinstance(k1, Level) else k1
-            hit = cells.get((k0, k1))
+            hit = by_level.get((args[0], args[1] if two else None))
             if hit is None:
                 raise DrillError([Diagnostic(t.loc, "E608", f"table '{name}' has no cell for "
                                              f"{', '.join(show(a) for a in args)}")])
@@ -264,6 +262,13 @@ class Program:
     @staticmethod
     def _show_key(k):
         return str(k)
+
+    def _level_key(self, lay, i, key):
+        """A table key as evaluation meets it: the Level object for an enum key."""
+        if key is None or i >= len(lay.key_types) or lay.key_types[i][0] != "enum":
+            return key
+        enum = lay.key_types[i][2]
+        return next(lv for lv in self.levels[enum] if lv.name == key)
 
     def _cell_value(self, parsed):
         kind = parsed[0]
@@ -284,18 +289,13 @@ class Program:
         how, cap, name = m.combine, m.cap, m.name
         pad = self._padding(name, m.params)
         if how == "sum" and cap is None:
-            plain = [(v, w) for _, v, w in items]
+            fast = self.exprs.modifier_sum([(i.value, i.when) for i in m.items])
             traced = self._traced_modifiers(m, items, pad)
 
             def summed(ctx, args):
                 if ctx.trace is not None:
                     return traced(ctx, args)
-                s = args + pad if pad else args
-                result = 0
-                for value, when in plain:
-                    if when is None or when(ctx, s):
-                        result += value(ctx, s)
-                return result
+                return fast(ctx, args + pad if pad else args)
             return summed
         return self._traced_modifiers(m, items, pad)
 
@@ -341,6 +341,26 @@ class Program:
         target = self.exprs.expr(c.target)
         op, name, clamped, loc = c.op, c.name, c.clamped, c.dice.loc
         pad = self._padding(name, c.params)
+        die_name, lowest, highest = die.name, count * low, count * high
+
+        def fast(ctx, args):
+            if ctx.trace is not None:
+                return run(ctx, args)
+            s = args + pad if pad else args
+            goal = target(ctx, s)
+            if goal is None:
+                return run(ctx, args)          # reports the located error
+            if op == "within" and goal.low > goal.high:
+                return CheckResult(name, None, 0, None, op, goal, False, 0)
+            roll = ctx.dice.roll
+            natural = roll(die_name, low, high, loc)
+            for _ in range(count - 1):
+                natural += roll(die_name, low, high, loc)
+            mod = modifier(ctx, s)
+            total = natural + mod
+            if clamped:
+                total = lowest if total < lowest else highest if total > highest else total
+            return _judge(name, natural, mod, total, op, goal)
 
         def run(ctx, args):
             s = args + pad if pad else args
@@ -373,19 +393,19 @@ class Program:
             if node is not None:
                 node.value = result
             return result
-        return run
+        return fast
 
 
 def _once_per_question(name, fn):
     """A rule that reads dice gives one result per question for the same arguments:
     asking ``morale_check(u)`` twice reads the die once (rules are pure)."""
+    missing = object()
+
     def once(ctx, args):
         key = (name, *args)
-        try:
-            return ctx.rolled[key]
-        except KeyError:
-            pass
-        value = ctx.rolled[key] = fn(ctx, args)
+        value = ctx.rolled.get(key, missing)
+        if value is missing:
+            value = ctx.rolled[key] = fn(ctx, args)
         return value
     return once
 

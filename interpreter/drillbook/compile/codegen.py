@@ -1,0 +1,339 @@
+"""Compile stage: expressions → Python functions ``fn(ctx, slots) -> value``.
+
+Each expression tree becomes ONE generated Python function, so evaluating it costs one
+call instead of a call per node.  Safety: the generated source contains only names this
+module makes up (k0, k1, ... for constants; s[i] for locals; _t3 for temporaries) and
+integer literals.  Every value that comes from a rulebook — texts, names, levels, source
+locations — is passed in through the function's globals, never spliced into the source.
+Functions are built from compiled code objects with ``types.FunctionType``.
+"""
+from __future__ import annotations
+
+import types
+
+from .. import ast as A
+from ..check.types import strip
+from ..errors import fail
+from ..runtime import Ctx, Effect, Entity, Range, show
+
+
+# ------------------------------------------------------------------ run-time helpers
+def _none(loc, what):
+    fail(loc, "E604", f"{what} is none here", "check it first with 'is none' or give the state a value")
+
+
+def _entity(ctx, ident, loc):
+    ent = ctx.state.entities.get(ident)
+    if ent is None:
+        fail(loc, "E605", f"'{ident}' is not in the game state")
+    return ent
+
+
+def _ents(ctx, type_name):
+    ents = ctx.state.entities
+    return [ents[i] for i in ctx.state.by_type.get(type_name, ())]
+
+
+def _bind(s, slot, value):
+    s[slot] = value
+    return True
+
+
+def _checked(op, a, b, loc):
+    if a is None or b is None:
+        _none(loc, "a number")
+    return op(a, b)
+
+
+def _step(levels, level, direction, by, loc):
+    if level is None:
+        _none(loc, "the level")
+    i = level.index + direction * by
+    last = len(levels) - 1
+    return levels[0 if i < 0 else last if i > last else i]
+
+
+def _lmin(*levels):
+    return min(levels, key=lambda lv: lv.index)
+
+
+def _lmax(*levels):
+    return max(levels, key=lambda lv: lv.index)
+
+
+def _violates(verdict, item):
+    return any(d.name == item for d in verdict.violated)
+
+
+def _roll(ctx, die, low, high, count, loc, tracer):
+    total = 0
+    for _ in range(count):
+        face = ctx.dice.roll(die, low, high, loc)
+        if ctx.trace is not None:
+            ctx.stack[-1].children.append(tracer(die, face))
+        total += face
+    return total
+
+
+def _choose(ctx, name, options, loc, tracer):
+    value = ctx.dice.choose(name, options, loc)
+    if ctx.trace is not None:
+        ctx.stack[-1].children.append(tracer(name, value, options))
+    return value
+
+
+def _after(ctx, s, effects, then):
+    new_state, _ = ctx.state.apply(effects)
+    sub = Ctx(new_state, ctx.dice, ctx.options)
+    sub.trace, sub.stack = ctx.trace, ctx.stack
+    fresh = [new_state.entities.get(v.id) if isinstance(v, Entity) else v for v in s]
+    return then(sub, fresh)
+
+
+def _id(ent, loc, what):
+    if ent is None:
+        _none(loc, what)
+    return ent.id
+
+
+HELPERS = {name: obj for name, obj in globals().items()
+           if name.startswith("_") and callable(obj) and not name.startswith("__")}
+HELPERS["_Effect"] = Effect
+
+
+class ExprCompiler:
+    """Turns checked expression trees into generated Python functions."""
+
+    def __init__(self, program):
+        self.p = program
+
+    def expr(self, e: A.Expr):
+        gen = _Gen(self.p)
+        body = gen.gen(e)
+        src = f"def f(ctx, s):\n    return {body}\n"
+        code = compile(src, f"<drillbook {e.loc}>", "exec")
+        fn_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
+        env = dict(HELPERS)
+        env.update(gen.consts)
+        return types.FunctionType(fn_code, env, "drillbook_expr")
+
+
+    def modifier_sum(self, items):
+        """One function that adds up a list of (value, condition) modifiers."""
+        gen = _Gen(self.p)
+        lines = ["def f(ctx, s):", "    r = 0"]
+        for value, when in items:
+            v = gen.gen(value)
+            if when is None:
+                lines.append(f"    r += {v}")
+            else:
+                lines.append(f"    if {gen.gen(when)}:")
+                lines.append(f"        r += {v}")
+        lines.append("    return r")
+        code = compile("\n".join(lines) + "\n", "<drillbook modifiers>", "exec")
+        fn_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
+        env = dict(HELPERS)
+        env.update(gen.consts)
+        return types.FunctionType(fn_code, env, "drillbook_modifiers")
+
+
+class _Gen:
+    def __init__(self, program):
+        self.p = program
+        self.consts: dict[str, object] = {}
+        self.temps = 0
+
+    def k(self, value) -> str:
+        name = f"k{len(self.consts)}"
+        self.consts[name] = value
+        return name
+
+    def tmp(self) -> str:
+        self.temps += 1
+        return f"_t{self.temps}"
+
+    def gen(self, e) -> str:
+        return getattr(self, "_" + type(e).__name__)(e)
+
+    # ------------------------------------------------------------ literals
+    def _IntLit(self, e):
+        return f"({int(e.value)})"
+
+    def _TextLit(self, e):
+        return self.k(e.value)
+
+    def _BoolLit(self, e):
+        return "True" if e.value else "False"
+
+    def _NoneLit(self, e):
+        return "None"
+
+    def _NothingLit(self, e):
+        return "()"
+
+    def _RangeLit(self, e):
+        return self.k(Range(e.low, e.high))
+
+    # ------------------------------------------------------------ names
+    def _Name(self, e):
+        kind = e.ref[0]
+        if kind == "local":
+            return f"s[{int(e.ref[1])}]"
+        if kind == "member":
+            return self.k(self.p.levels[e.ref[1]][e.ref[2]])
+        if kind == "option":
+            return f"({self.k(e.ref[1])} in ctx.options)"
+        if kind == "entity":
+            return f"_entity(ctx, {self.k(e.ref[1])}, {self.k(e.loc)})"
+        if kind == "rule":
+            return f"{self.k(self.p._ref(e.ref[1]))}.fn(ctx, [])"
+        raise AssertionError(e.ref)
+
+    def _FieldOf(self, e):
+        sub = self.gen(e.subject)
+        kind = e.ref[0]
+        if kind in ("check", "verdict"):
+            return f"({sub}).field({self.k(e.name)})"
+        if kind == "range":
+            attr = {"low": "low", "high": "high", "empty": "empty"}[e.name]
+            return f"({sub}).{attr}"
+        t = self.tmp()
+        what = self.k(f"'{_text(e.subject)}'")
+        plain = (f"({t}.fields[{self.k(e.name)}] if ({t} := {sub}) is not None "
+                 f"else _none({self.k(e.loc)}, {what}))")
+        if strip(e.type).kind != "record":
+            return plain
+        i = self.tmp()
+        return f"(None if ({i} := {plain}) is None else ctx.state.entities.get({i}))"
+
+    # ------------------------------------------------------------ calls
+    def _Call(self, e):
+        if e.ref[0] == "builtin":
+            return getattr(self, "_builtin_" + e.ref[1])(e)
+        args = ", ".join(self.gen(a) for a in e.args)
+        return f"{self.k(self.p._ref(e.ref[1]))}.fn(ctx, [{args}])"
+
+    def _query(self, q: A.Query):
+        return (f"for _e in _ents(ctx, {self.k(q.type_name)}) "
+                f"if _bind(s, {int(q.ref)}, _e) and ({self.gen(q.cond)})")
+
+    def _builtin_count(self, e):
+        return f"sum(1 {self._query(e.args[0])})"
+
+    def _builtin_exists(self, e):
+        return f"any(True {self._query(e.args[0])})"
+
+    def _step(self, e, direction):
+        levels = self.k(self.p.levels[strip(e.type).name])
+        by = self.gen(e.args[1]) if len(e.args) > 1 else "1"
+        return f"_step({levels}, {self.gen(e.args[0])}, {direction}, {by}, {self.k(e.loc)})"
+
+    def _builtin_next(self, e):
+        return self._step(e, 1)
+
+    def _builtin_prev(self, e):
+        return self._step(e, -1)
+
+    def _builtin_min(self, e):
+        args = ", ".join(self.gen(a) for a in e.args)
+        return f"_lmin({args})" if strip(e.type).kind == "enum" else f"min({args})"
+
+    def _builtin_max(self, e):
+        args = ", ".join(self.gen(a) for a in e.args)
+        return f"_lmax({args})" if strip(e.type).kind == "enum" else f"max({args})"
+
+    def _builtin_abs(self, e):
+        return f"abs({self.gen(e.args[0])})"
+
+    def _builtin_violates(self, e):
+        return f"_violates({self.gen(e.args[0])}, {self.k(e.args[1].ref[1])})"
+
+    # ------------------------------------------------------------ operators
+    def _Unary(self, e):
+        a = self.gen(e.operand)
+        return f"(not {a})" if e.op == "not" else f"(-{a})"
+
+    def _Binary(self, e):
+        a, b, op = self.gen(e.left), self.gen(e.right), e.op
+        if op in ("and", "or"):
+            return f"({a} {op} {b})"
+        if op == "==" and isinstance(e.right, A.Name) and e.right.ref[0] == "member":
+            return f"({a} is {b})"
+        if op in ("==", "!="):
+            return f"({a} {op} {b})"
+        maybe_none = e.left.type.kind == "opt" or e.right.type.kind == "opt"
+        if strip(e.left.type).kind == "enum":
+            a, b = f"({a}).index", f"({b}).index"
+        if maybe_none:
+            import operator
+            fn = {"+": operator.add, "-": operator.sub, "*": operator.mul, "<": operator.lt,
+                  "<=": operator.le, ">": operator.gt, ">=": operator.ge}[op]
+            return f"_checked({self.k(fn)}, {a}, {b}, {self.k(e.loc)})"
+        return f"({a} {op} {b})"
+
+    def _MemberOf(self, e):
+        a = self.gen(e.value)
+        if all(isinstance(o, A.Name) and o.ref[0] == "member" for o in e.options):
+            levels = frozenset(self.p.levels[o.ref[1]][o.ref[2]] for o in e.options)
+            return f"({a} in {self.k(levels)})"
+        return f"({a} in ({', '.join(self.gen(o) for o in e.options)},))"
+
+    def _IsNone(self, e):
+        return f"({self.gen(e.value)} is {'not ' if e.negated else ''}None)"
+
+    def _If(self, e):
+        return f"({self.gen(e.then)} if {self.gen(e.cond)} else {self.gen(e.otherwise)})"
+
+    def _ListLit(self, e):
+        items = [self.gen(i) for i in e.items]
+        if e.type is not None and e.type.kind == "effects":
+            return "(" + " + ".join(items) + ")" if items else "()"
+        return "(" + "".join(f"{i}, " for i in items) + ")"
+
+    def _Roll(self, e):
+        die = self.p.model.decls[e.dice.die]
+        return (f"_roll(ctx, {self.k(die.name)}, {int(die.low)}, {int(die.high)}, "
+                f"{int(e.dice.count)}, {self.k(e.dice.loc)}, {self.k(self.p.trace_roll)})")
+
+    def _Choose(self, e):
+        if isinstance(e.options, A.Query):
+            options = f"[_e {self._query(e.options)}]"
+        else:
+            options = f"list({self.gen(e.options)})"
+        return (f"_choose(ctx, {self.k(e.name)}, {options}, {self.k(e.loc)}, "
+                f"{self.k(self.p.trace_choice)})")
+
+    def _After(self, e):
+        then = ExprCompiler(self.p).expr(e.then)
+        return f"_after(ctx, s, {self.gen(e.effects)}, {self.k(then)})"
+
+    # ------------------------------------------------------------ effects
+    def _target(self, target):
+        return (f"_id({self.gen(target.subject)}, {self.k(target.loc)}, "
+                f"{self.k(repr(_text(target.subject)))})")
+
+    def _SetEffect(self, e):
+        value = self.gen(e.value)
+        if strip(e.target.type).kind == "record":
+            t = self.tmp()
+            value = f"(None if ({t} := {value}) is None else {t}.id)"
+        return (f"(_Effect('set', {self._target(e.target)}, {self.k(e.target.name)}, {value}, "
+                f"{self.k(e.loc)}),)")
+
+    def _AddEffect(self, e):
+        return (f"(_Effect('add', {self._target(e.target)}, {self.k(e.target.name)}, "
+                f"{self.gen(e.amount)}, {self.k(e.loc)}),)")
+
+    def _RemoveEffect(self, e):
+        return (f"(_Effect('remove', _id({self.gen(e.target)}, {self.k(e.loc)}, "
+                f"{self.k('what remove takes')}), None, None, {self.k(e.loc)}),)")
+
+
+def _text(e) -> str:
+    if isinstance(e, A.Name):
+        return e.name
+    if isinstance(e, A.FieldOf):
+        return _text(e.subject) + "." + e.name
+    if isinstance(e, A.Call):
+        return e.name + "(...)"
+    return show(getattr(e, "value", "…"))
