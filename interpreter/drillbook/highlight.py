@@ -9,9 +9,10 @@ MkDocs, ...).  It reads the same alphabet as grammar/drillbook.lark:
 - the regular expressions for names, numbers, strings, section numbers, footnote markers and
   NA cells are those of the grammar's terminals.
 
-The lexer is total: any text lexes, tokens join back to the exact input (leading and
-trailing newlines are kept, unlike Pygments' default), and only characters outside the
-language's alphabet become ``Error`` tokens.
+The lexer is total: any text lexes, and only characters outside the language's alphabet
+become ``Error`` tokens.  ``get_tokens_unprocessed`` joins back to the exact input;
+``get_tokens`` does too for text with LF line ends that ends with a newline, since this lexer
+keeps leading and trailing newlines (``stripnl`` defaults to False, unlike Pygments' default).
 """
 from __future__ import annotations
 
