@@ -39,6 +39,15 @@ class Expr:
     def __post_init__(self):
         self.type = None   # filled by the check stage
         self.ref = None    # what a name or call resolved to
+        deepest = 0
+        for value in vars(self).values():
+            if isinstance(value, Expr):
+                deepest = max(deepest, value.depth)
+            elif isinstance(value, list):
+                for item in value:
+                    if isinstance(item, Expr):
+                        deepest = max(deepest, item.depth)
+        self.depth = deepest + 1
 
 
 @dataclass(eq=False)
@@ -207,6 +216,13 @@ class Decl:
     @property
     def kind(self) -> str:
         return type(self).__name__.lower()
+
+    @property
+    def what(self) -> str:
+        """What a rules author calls this kind of declaration."""
+        if isinstance(self, EnumDecl):
+            return "scale" if self.ordered else "enum"
+        return _WHAT.get(type(self).__name__, "declaration")
 
 
 @dataclass(eq=False)
@@ -392,6 +408,15 @@ class ExampleDecl(Decl):
 
 
 # --------------------------------------------------------------------- structure
+_WHAT = {"Define": "rule", "ExceptionDecl": "exception", "RecordDecl": "record type",
+         "DieDecl": "die", "OptionDecl": "option", "MarkerDecl": "footnote marker",
+         "ModifiersDecl": "modifier list", "CheckDecl": "check", "TableDecl": "table",
+         "ExampleDecl": "example", "RequirementsDecl": "list of requirements",
+         "RequireDecl": "requirement", "ProcedureDecl": "procedure"}
+
+MAX_DEPTH = 60     # how deeply expressions may nest (a long a + b + c ... counts each +)
+
+
 @dataclass(eq=False)
 class Section:
     loc: Loc

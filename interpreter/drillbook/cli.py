@@ -140,8 +140,8 @@ def _where(argv, word) -> Loc:
     remember_source(CMDLINE, line)
     pos = len("drillbook ")
     for a in argv:
-        if a == word:
-            return Loc(CMDLINE, 1, pos + 1, 1, pos + 1 + len(a))
+        if a == word or (word and a.endswith("=" + word) and a.startswith("--")):
+            return Loc(CMDLINE, 1, pos + 1, 1, pos + 1 + len(shlex.quote(a)))
         pos += len(shlex.quote(a)) + 1
     return Loc(CMDLINE, 1, 1)
 
@@ -216,9 +216,14 @@ def _choices(values, argv) -> dict:
 
 def _question_inputs(args, argv):
     rb = _open(args.rulebook, argv, args.variant)
-    state = rb.state(args.state)
-    rolls = rb.rolls(_rolls(args.roll, argv), _where(argv, "--roll"))
-    options = rb.options(args.option, _where(argv, "--option"))
+    state = rb.state(args.state, _where(argv, args.state) if args.state else None)
+    rolls: dict[str, list[int]] = {}
+    for value in args.roll:          # each --roll is checked where it was written
+        for die, faces in rb.rolls(_rolls([value], argv), _where(argv, value)).items():
+            rolls.setdefault(die, []).extend(faces)
+    options = rb.options([], None)
+    for value in args.option:
+        options = rb.options([value], _where(argv, value), options)
     args.chosen = _choices(args.choice, argv)
     return rb, state, rolls, options
 

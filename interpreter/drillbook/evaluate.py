@@ -67,12 +67,13 @@ class Rulebook:
         return Rulebook(self.model.base, compile_model(self.model.base))
 
     # ------------------------------------------------------------ inputs
-    def state(self, path: str | None) -> State:
-        return load_state(self.program, path)
+    def state(self, path: str | None, where: Loc | None = None) -> State:
+        return load_state(self.program, path, where)
 
-    def options(self, names, where: Loc | None = None) -> frozenset:
+    def options(self, names, where: Loc | None = None, start=None) -> frozenset:
+        """The options in force: the defaults (or ``start``), switched by NAME[=on|off]."""
         decls = self.model.of_kind(A.OptionDecl)
-        on = {n for n, d in decls.items() if d.default}
+        on = set(start) if start is not None else {n for n, d in decls.items() if d.default}
         for raw in names or []:
             name, _, state = raw.partition("=")
             if name not in decls:

@@ -30,7 +30,7 @@ def bounds_of(model) -> dict:
 
 
 # ------------------------------------------------------------------ state files
-def load_state(program, path: str | None) -> State:
+def load_state(program, path: str | None, where: Loc | None = None) -> State:
     """Read and validate a state file; ``None`` gives the empty state."""
     if path is None:
         return State({}, {}, bounds_of(program.model))
@@ -38,7 +38,8 @@ def load_state(program, path: str | None) -> State:
         with open(path, encoding="utf-8") as fh:
             text = fh.read()
     except OSError as e:
-        fail(Loc("<command line>"), "E010", f"cannot read state file '{path}': {e.strerror}")
+        fail(where or Loc("<command line>"), "E010",
+             f"cannot read state file '{path}': {e.strerror}")
     except UnicodeDecodeError:
         fail(Loc(path), "E011", f"'{path}' is not UTF-8 text")
     remember_source(path, text)
@@ -46,7 +47,12 @@ def load_state(program, path: str | None) -> State:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
-        loc = Loc(path, mark.line + 1, mark.column + 1) if mark else Loc(path)
+        loc = Loc(path)
+        if mark:
+            lines = text.splitlines() or [""]
+            line = min(mark.line + 1, len(lines))
+            col = mark.column + 1 if mark.line + 1 <= len(lines) else len(lines[-1]) + 1
+            loc = Loc(path, line, col)
         fail(loc, "E701", f"this state file is not valid YAML or JSON: {getattr(e, 'problem', e)}")
     return StateReader(program, path).read(node)
 
@@ -76,6 +82,9 @@ class StateReader:
             fail(_loc(self.path, node), "E702", "a state file maps record types to their entities",
                  "write  Unit:\\n  u1: {field: value}")
         for tnode, body in node.value:
+            if not isinstance(tnode, yaml.ScalarNode):
+                self.err(tnode, "E702", "a record type's name is a plain word, like Unit")
+                continue
             tname = tnode.value
             if tname not in self.m.record_types:
                 self.err(tnode, "E703", f"unknown record type '{tname}'",
@@ -85,6 +94,9 @@ class StateReader:
                 self.err(body, "E702", f"under {tname}, give each entity by id: id: {{...}}")
                 continue
             for inode, fields in body.value:
+                if not isinstance(inode, yaml.ScalarNode):
+                    self.err(inode, "E702", "an entity's id is a plain word, like u1")
+                    continue
                 ident = str(inode.value)
                 if ident in raw:
                     self.err(inode, "E704", f"entity id '{ident}' is used twice")
@@ -111,6 +123,9 @@ class StateReader:
         types = self.m.record_types[tname]
         values = {}
         for knode, vnode in node.value:
+            if not isinstance(knode, yaml.ScalarNode):
+                self.err(knode, "E702", "a field's name is a plain word, like strength")
+                continue
             fname = knode.value
             if fname not in decls:
                 self.err(knode, "E705", f"a {tname} has no field '{fname}'",
@@ -212,14 +227,21 @@ def check_givens(checker, givens) -> dict:
         types = m.record_types[g.type_name]
         decls = {f.name: f for f in m.decls[g.type_name].fields}
         seen = set()
+        g.frame = 0
         for loc, fname, expr in g.fields:
             if fname not in types:
                 checker.error(loc, "E705", f"a {g.type_name} has no field '{fname}'",
                               did_you_mean(fname, types))
                 continue
             seen.add(fname)
-            checker.typer.expect(expr, Scope(None, entities=entities), types[fname],
-                                 f"{g.name}.{fname}")
+            scope = Scope(None, entities=entities)
+            checker.typer.expect(expr, scope, types[fname], f"{g.name}.{fname}")
+            g.frame = max(g.frame, scope.size)
+            for node in A.walk(expr):
+                if isinstance(node, A.Query) and node.type_name == g.type_name:
+                    checker.error(node.loc, "E711", f"{g.name}.{fname} counts {g.type_name}s, "
+                                  f"and {g.name} is one of them while it is being given",
+                                  "give the number directly")
             d = decls[fname]
             if d.type.kind == "range" and isinstance(expr, A.IntLit) and not (
                     d.type.low <= expr.value <= d.type.high):
@@ -233,14 +255,11 @@ def check_givens(checker, givens) -> dict:
 
 
 def state_from_givens(program, givens) -> State:
+    """The game state an example's ``given`` lines describe.  A given may read another
+    (``hits = b.hits``), in any order, as long as no two read each other."""
     from .runtime import Ctx, Dice
     m = program.model
     entities, by_type = {}, {}
-    for g in givens:
-        entities[g.name] = Entity(g.type_name, g.name, {})
-        by_type.setdefault(g.type_name, []).append(g.name)
-    state = State(entities, {k: tuple(v) for k, v in by_type.items()}, bounds_of(m))
-    ctx = Ctx(state, Dice(), frozenset())
     for g in givens:
         types = m.record_types[g.type_name]
         values = {}
@@ -251,8 +270,54 @@ def state_from_givens(program, givens) -> State:
                 values[f.name] = ()
             else:
                 values[f.name] = None
-        for _, fname, expr in g.fields:
-            v = program.compile_expr(expr)(ctx, [])
-            values[fname] = v.id if isinstance(v, Entity) else v
-        entities[g.name].fields.update(values)
+        entities[g.name] = Entity(g.type_name, g.name, values)
+        by_type.setdefault(g.type_name, []).append(g.name)
+    bounds = bounds_of(m)
+    state = State(entities, {k: tuple(v) for k, v in by_type.items()}, bounds)
+    ctx = Ctx(state, Dice(), frozenset())
+    for g in _in_dependency_order(givens):
+        for loc, fname, expr in g.fields:
+            v = program.compile_expr(expr)(ctx, [None] * getattr(g, "frame", 0))
+            lim = bounds.get((g.type_name, fname))
+            if lim and isinstance(v, int) and not isinstance(v, bool) and not (
+                    lim[0] <= v <= lim[1]):
+                fail(expr.loc, "E708", f"{g.name}.{fname} is {v}, outside {lim[0]}..{lim[1]}")
+            entities[g.name].fields[fname] = v.id if isinstance(v, Entity) else v
     return state
+
+
+def _in_dependency_order(givens):
+    """Givens ordered so that each comes after the givens its fields read."""
+    names = {g.name: g for g in givens}
+    of_type: dict[str, list[str]] = {}
+    for g in givens:
+        of_type.setdefault(g.type_name, []).append(g.name)
+    needs = {}
+    for g in givens:
+        deps = set()
+        for _, _, expr in g.fields:
+            for node in A.walk(expr):
+                if isinstance(node, A.Name) and node.ref and node.ref[0] == "entity":
+                    deps.add(node.ref[1])
+                elif isinstance(node, A.Query):
+                    deps.update(of_type.get(node.type_name, ()))
+        deps.discard(g.name)
+        needs[g.name] = deps & set(names)
+    order, state = [], {}
+
+    def visit(name, chain):
+        if state.get(name) == 2:
+            return
+        if state.get(name) == 1:
+            cyc = chain[chain.index(name):] + [name]
+            fail(names[name].loc, "E710", "these givens read each other: " + " -> ".join(cyc),
+                 "give one of them its value directly")
+        state[name] = 1
+        for dep in sorted(needs[name]):
+            visit(dep, chain + [name])
+        state[name] = 2
+        order.append(names[name])
+
+    for g in givens:
+        visit(g.name, [])
+    return order

@@ -3,12 +3,12 @@
     variant "House rule: failed by 4 or more" of "../rulebook.drill"
 
     replace big_failure with                 -- a rule, exception, table, modifier list...
-      section 7.4 ...                        -- (written as items of the same section)
-    drop wagon_never_flees                   -- a rule, exception or table; list.item for a modifier
+      define big_failure ...                 -- (written as items of the same section)
+    drop some_exception                      -- a rule, exception or table; list.item for a modifier
     in section 7.4                           -- add rules, exceptions, examples to a section
       exception ...
-    change order_change(Charge, Rally) to 0-4
-    switch NGBG_Landskrona on
+    change some_table(RowKey, ColumnKey) to 0-4
+    switch SomeOption on
 
 Every target is checked to exist.  Two variants applied together that patch the same
 target differently are a clash.  The patched rulebook is then checked like any other.
@@ -175,7 +175,7 @@ def _apply(p: A.Patch, sections) -> list[Change]:
         sec, i, old = found
         if item:
             if not isinstance(old, A.ModifiersDecl):
-                fail(p.target_loc, "E902", f"'{name}' is a {old.kind}; only a modifier list has "
+                fail(p.target_loc, "E902", f"'{name}' is a {old.what}; only a modifier list has "
                      "items to drop")
             kept = [m for m in old.items if m.name != item]
             if len(kept) == len(old.items):

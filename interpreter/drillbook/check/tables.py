@@ -38,8 +38,15 @@ class TableChecker:
                    f"'{p.name}' cannot be a key")
         return None
 
+    def marks(self, cell: A.Cell, where: str):
+        for mark in cell.markers:
+            if mark not in self.model.markers:
+                self.error(cell.loc, "E407", f"unknown footnote marker '{mark}' in {where}",
+                           f"declare it: marker {mark} name \"what it means\"")
+
     def key_of(self, cell: A.Cell, dom, what: str):
         """The key values a key cell stands for (a member, a number, a range of numbers)."""
+        self.marks(cell, what)
         kind, values, shown = dom
         if kind == "enum":
             if cell.kind == "name" and cell.value in values:
@@ -87,10 +94,7 @@ class TableChecker:
     # ------------------------------------------------------------ cells
     def value(self, cell: A.Cell, want: Ty, where: str):
         """The checked value of a data cell: a tuple the compile stage turns into a value."""
-        for mark in cell.markers:
-            if mark not in self.model.markers:
-                self.error(cell.loc, "E407", f"unknown footnote marker '{mark}' in {where}",
-                           f"declare it: marker {mark} name \"what it means\"")
+        self.marks(cell, where)
         if cell.kind == "na":
             return ("na",)
         t = strip(want)
@@ -181,6 +185,7 @@ class TableChecker:
         fields = self.model.record_types[rec]
         columns = []
         for c in header.cells[1:]:
+            self.marks(c, f"the header of '{t.name}'")
             if c.kind != "name" or c.value not in fields:
                 self.error(c.loc, "E412", f"column '{self.show(c)}' is not a field of {rec}",
                            did_you_mean(str(c.value), fields) or f"fields: {', '.join(fields)}")

@@ -338,6 +338,15 @@ class Program:
         die = self.model.decls[c.dice.die]
         count, low, high = c.dice.count, die.low, die.high
         modifier = self.exprs.expr(c.modifier) if c.modifier is not None else (lambda ctx, s: 0)
+        if c.modifier is not None and c.modifier.type.kind in ("opt", "any"):
+            raw, mod_loc = modifier, c.modifier.loc
+
+            def modifier(ctx, s):
+                value = raw(ctx, s)
+                if value is None:
+                    raise DrillError([Diagnostic(mod_loc, "E604", "the roll's modifier is none "
+                                                 "here", "check it first with 'is none'")])
+                return value
         target = self.exprs.expr(c.target)
         op, name, clamped, loc = c.op, c.name, c.clamped, c.dice.loc
         pad = self._padding(name, c.params)

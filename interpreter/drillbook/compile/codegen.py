@@ -39,10 +39,10 @@ def _bind(s, slot, value):
     return True
 
 
-def _checked(op, a, b, loc):
-    if a is None or b is None:
-        _none(loc, "a number")
-    return op(a, b)
+def _req(value, loc, what):
+    if value is None:
+        _none(loc, what)
+    return value
 
 
 def _step(levels, level, direction, by, loc):
@@ -155,6 +155,13 @@ class _Gen:
     def gen(self, e) -> str:
         return getattr(self, "_" + type(e).__name__)(e)
 
+    def val(self, e, what="a number") -> str:
+        """``e`` where a value is needed: an optional one that is none stops, located."""
+        code = self.gen(e)
+        if e.type is not None and e.type.kind in ("opt", "any", "none"):
+            return f"_req({code}, {self.k(e.loc)}, {self.k(what)})"
+        return code
+
     # ------------------------------------------------------------ literals
     def _IntLit(self, e):
         return f"({int(e.value)})"
@@ -190,8 +197,11 @@ class _Gen:
         raise AssertionError(e.ref)
 
     def _FieldOf(self, e):
-        sub = self.gen(e.subject)
         kind = e.ref[0]
+        if kind in ("check", "verdict", "range"):
+            sub = self.val(e.subject, f"'{_text(e.subject)}'")
+        else:
+            sub = self.gen(e.subject)
         if kind in ("check", "verdict"):
             return f"({sub}).field({self.k(e.name)})"
         if kind == "range":
@@ -225,7 +235,7 @@ class _Gen:
 
     def _step(self, e, direction):
         levels = self.k(self.p.levels[strip(e.type).name])
-        by = self.gen(e.args[1]) if len(e.args) > 1 else "1"
+        by = self.val(e.args[1]) if len(e.args) > 1 else "1"
         return f"_step({levels}, {self.gen(e.args[0])}, {direction}, {by}, {self.k(e.loc)})"
 
     def _builtin_next(self, e):
@@ -235,23 +245,24 @@ class _Gen:
         return self._step(e, -1)
 
     def _builtin_min(self, e):
-        args = ", ".join(self.gen(a) for a in e.args)
+        args = ", ".join(self.val(a, "a value") for a in e.args)
         return f"_lmin({args})" if strip(e.type).kind == "enum" else f"min({args})"
 
     def _builtin_max(self, e):
-        args = ", ".join(self.gen(a) for a in e.args)
+        args = ", ".join(self.val(a, "a value") for a in e.args)
         return f"_lmax({args})" if strip(e.type).kind == "enum" else f"max({args})"
 
     def _builtin_abs(self, e):
-        return f"abs({self.gen(e.args[0])})"
+        return f"abs({self.val(e.args[0])})"
 
     def _builtin_violates(self, e):
         return f"_violates({self.gen(e.args[0])}, {self.k(e.args[1].ref[1])})"
 
     # ------------------------------------------------------------ operators
     def _Unary(self, e):
-        a = self.gen(e.operand)
-        return f"(not {a})" if e.op == "not" else f"(-{a})"
+        if e.op == "not":
+            return f"(not {self.gen(e.operand)})"
+        return f"(-{self.val(e.operand)})"
 
     def _Binary(self, e):
         a, b, op = self.gen(e.left), self.gen(e.right), e.op
@@ -261,14 +272,11 @@ class _Gen:
             return f"({a} is {b})"
         if op in ("==", "!="):
             return f"({a} {op} {b})"
-        maybe_none = e.left.type.kind == "opt" or e.right.type.kind == "opt"
-        if strip(e.left.type).kind == "enum":
+        level = strip(e.left.type).kind == "enum"
+        what = "a level" if level else "a number"
+        a, b = self.val(e.left, what), self.val(e.right, what)
+        if level:
             a, b = f"({a}).index", f"({b}).index"
-        if maybe_none:
-            import operator
-            fn = {"+": operator.add, "-": operator.sub, "*": operator.mul, "<": operator.lt,
-                  "<=": operator.le, ">": operator.gt, ">=": operator.ge}[op]
-            return f"_checked({self.k(fn)}, {a}, {b}, {self.k(e.loc)})"
         return f"({a} {op} {b})"
 
     def _MemberOf(self, e):
@@ -322,7 +330,7 @@ class _Gen:
 
     def _AddEffect(self, e):
         return (f"(_Effect('add', {self._target(e.target)}, {self.k(e.target.name)}, "
-                f"{self.gen(e.amount)}, {self.k(e.loc)}),)")
+                f"{self.val(e.amount)}, {self.k(e.loc)}),)")
 
     def _RemoveEffect(self, e):
         return (f"(_Effect('remove', _id({self.gen(e.target)}, {self.k(e.loc)}, "

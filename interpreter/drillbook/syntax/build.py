@@ -4,7 +4,8 @@ This module and ``syntax/__init__.py`` are the only places that know grammar rul
 """
 from __future__ import annotations
 
-from lark import Token, Transformer, v_args
+from lark import Token, v_args
+from lark.visitors import Transformer_NonRecursive
 
 from .. import ast as A
 from ..errors import Loc, fail
@@ -27,7 +28,7 @@ def _unquote(tok: Token) -> str:
     return "".join(out)
 
 
-class Builder(Transformer):
+class Builder(Transformer_NonRecursive):
     """One method per grammar rule; each returns an AST node or a plain value."""
 
     def __init__(self, path: str):
@@ -493,7 +494,7 @@ class Builder(Transformer):
 
     @v_args(meta=True, inline=True)
     def if_expr(self, meta, c, t, e):
-        return A.If(self.loc(meta), c, t, e)
+        return self._deep(A.If(self.loc(meta), c, t, e))
 
     @v_args(meta=True, inline=True)
     def set_effect(self, meta, target, value):
@@ -517,23 +518,30 @@ class Builder(Transformer):
 
     @v_args(meta=True, inline=True)
     def or_(self, meta, a, b):
-        return A.Binary(self.loc(meta), "or", a, b)
+        return self._deep(A.Binary(self.loc(meta), "or", a, b))
 
     @v_args(meta=True, inline=True)
     def and_(self, meta, a, b):
-        return A.Binary(self.loc(meta), "and", a, b)
+        return self._deep(A.Binary(self.loc(meta), "and", a, b))
 
     @v_args(meta=True, inline=True)
     def not_(self, meta, a):
-        return A.Unary(self.loc(meta), "not", a)
+        return self._deep(A.Unary(self.loc(meta), "not", a))
 
     @v_args(meta=True, inline=True)
     def compare(self, meta, a, op, b):
-        return A.Binary(self._oploc(op, meta), str(op), a, b)
+        return self._deep(A.Binary(self._oploc(op, meta), str(op), a, b))
 
     @v_args(meta=True, inline=True)
     def arith(self, meta, a, op, b):
-        return A.Binary(self._oploc(op, meta), str(op), a, b)
+        return self._deep(A.Binary(self._oploc(op, meta), str(op), a, b))
+
+    @staticmethod
+    def _deep(e):
+        if e.depth > A.MAX_DEPTH:
+            fail(e.loc, "E005", f"this expression nests more than {A.MAX_DEPTH} levels deep",
+                 "split it into named rules (define ...) and combine those")
+        return e
 
     def _oploc(self, op, meta):
         loc = self.loc(meta)
@@ -557,15 +565,15 @@ class Builder(Transformer):
             return operand
         if isinstance(operand, A.IntLit):
             return A.IntLit(self.loc(meta), -operand.value)
-        return A.Unary(self.loc(meta), "-", operand)
+        return self._deep(A.Unary(self.loc(meta), "-", operand))
 
     @v_args(meta=True, inline=True)
     def field_of(self, meta, subject, name):
-        return A.FieldOf(self.loc(meta), subject, str(name))
+        return self._deep(A.FieldOf(self.loc(meta), subject, str(name)))
 
     @v_args(meta=True, inline=True)
     def call(self, meta, name, *args):
-        return A.Call(self.tloc(name), str(name), [a for a in args if a is not None])
+        return self._deep(A.Call(self.tloc(name), str(name), [a for a in args if a is not None]))
 
     @v_args(meta=True, inline=True)
     def query(self, meta, type_name, var, cond):
@@ -609,4 +617,4 @@ class Builder(Transformer):
 
     @v_args(meta=True, inline=True)
     def list_lit(self, meta, *items):
-        return A.ListLit(self.loc(meta), [i for i in items if i is not None])
+        return self._deep(A.ListLit(self.loc(meta), [i for i in items if i is not None]))
