@@ -55,6 +55,15 @@ class Rulebook:
         if is_variant(path):
             model = load_variant(path, where, variants)
         elif variants:
+            import os
+            from .loader import resolve_main
+            from .variants import base_path, parse_variant
+            base = os.path.realpath(resolve_main(path, where))
+            for v in variants:
+                own = os.path.realpath(resolve_main(base_path(parse_variant(v, where), v)))
+                if own != base:
+                    fail(where or Loc("<command line>"), "E907",
+                         f"'{v}' patches another rulebook than '{path}'")
             model = load_variant(variants[0], where, variants[1:])
         else:
             model = check(load(path, where))
@@ -95,7 +104,7 @@ class Rulebook:
                      did_you_mean(die, dice) or f"dice: {', '.join(dice) or 'none'}")
             for f in faces:
                 if not dice[die].low <= f <= dice[die].high:
-                    fail(where or Loc("<command line>"), "E405",
+                    fail(where or Loc("<command line>"), "E414",
                          f"{die} has no face {f} (its faces: {dice[die].low}..{dice[die].high})")
         return given
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from . import ast as A
+from .phrases import say
 from .runtime import CheckResult, Entity, Level, Range, Trace, show
 
 
@@ -53,46 +54,51 @@ def _decls(node):
 # ------------------------------------------------------------------ prose
 def ruling(answer, lang=None) -> str:
     v = answer.value
-    lines = [f"Question: {answer.question}", f"Ruling: {_verdict(v, lang)}"]
+    lines = [say(lang, "question", q=answer.question), say(lang, "ruling", v=_verdict(v, lang))]
     if answer.dice:
-        lines.append("Dice: " + ", ".join(f"{d} = {f} ({how})" for d, f, how in answer.dice))
+        lines.append(say(lang, "dice", d=_dice(answer.dice, lang)))
     lines.append("")
-    lines.append("Why:")
+    lines.append(say(lang, "why"))
     for node in answer.trace.children:
         lines += _node(node, 1, lang)
     if answer.log:
         lines.append("")
-        lines.append("Effects on the game state, in order:")
+        lines.append(say(lang, "effects"))
         for eff, text in answer.log:
             lines.append(f"  - {text}")
     secs = sections_of(answer.trace)
     if secs:
         lines.append("")
-        lines.append("Rules cited: " + "; ".join(s.cite(lang) for s in secs))
+        lines.append(say(lang, "cited", s="; ".join(s.cite(lang) for s in secs)))
     return "\n".join(lines)
+
+
+def _dice(dice, lang) -> str:
+    return ", ".join(f"{d} = {f} ({say(lang, how)})" for d, f, how in dice)
 
 
 def _verdict(v, lang) -> str:
     from .runtime import Verdict
     if isinstance(v, Verdict):
         if v.allowed:
-            return "yes: every requirement holds"
-        return "no: " + "; ".join(f"{cite(d, lang)}: {label(d, lang)}" for d in v.violated)
+            return say(lang, "yes_all")
+        return say(lang, "no_because",
+                   r="; ".join(f"{cite(d, lang)}: {label(d, lang)}" for d in v.violated))
     if isinstance(v, CheckResult):
         if v.natural is None:
-            return "the check fails: the table says No, so there is nothing to roll"
-        word = "passes" if v.passed else "fails"
-        how = f" by {v.margin}" if v.margin else ""
-        return f"the check {word}{how} (modified roll {v.total}, needed {_target(v)})"
+            return say(lang, "nothing_to_roll")
+        by = say(lang, "by", n=v.margin) if v.margin else ""
+        return say(lang, "check_passes" if v.passed else "check_fails", by=by, t=v.total,
+                   need=_target(v, lang))
     return show(v, lang)
 
 
-def _target(v: CheckResult) -> str:
+def _target(v: CheckResult, lang=None) -> str:
     if v.op == "at_most":
-        return f"{v.target} or less"
+        return say(lang, "or_less", n=v.target)
     if v.op == "at_least":
-        return f"{v.target} or more"
-    return f"within {v.target}"
+        return say(lang, "or_more", n=v.target)
+    return say(lang, "within", r=v.target)
 
 
 def _node(node: Trace, depth: int, lang) -> list:
@@ -100,26 +106,26 @@ def _node(node: Trace, depth: int, lang) -> list:
     kind = node.kind
     out = []
     if kind == "roll":
-        return [f"{pad}- {node.name} rolled {node.value}"]
+        return [f"{pad}- " + say(lang, "rolled", die=node.name, n=node.value)]
     if kind == "choice":
         opts = ", ".join(show(o, lang) for o in node.detail["options"])
-        return [f"{pad}- the players chose {node.name} = {show(node.value, lang)} "
-                f"(from: {opts})"]
+        return [f"{pad}- " + say(lang, "chose", name=node.name, v=show(node.value, lang),
+                                 opts=opts)]
     if kind == "table":
         cell = node.detail["cell"]
         keys = ", ".join(show(k, lang) for k in node.detail["keys"])
-        shown = "— (does not apply)" if node.value is None else show(node.value, lang)
-        return [f"{pad}- {label(node.decl, lang)} ({cite(node.decl, lang)}): at {keys} the "
-                f"chart gives {shown} (line {cell.loc.line})"]
+        shown = say(lang, "not_applicable") if node.value is None else show(node.value, lang)
+        return [f"{pad}- {label(node.decl, lang)} ({cite(node.decl, lang)}): "
+                + say(lang, "chart_gives", keys=keys, v=shown, line=cell.loc.line)]
     if kind == "modifiers":
-        out.append(f"{pad}- {label(node.decl, lang)} ({cite(node.decl, lang)}): total "
-                   f"{_signed(node.value)}")
+        out.append(f"{pad}- {label(node.decl, lang)} ({cite(node.decl, lang)}): "
+                   + say(lang, "total", n=_signed(node.value)))
         for item, on, v in node.detail["items"]:
             text = item.label.show(item.name, lang)
             if on:
-                out.append(f"{pad}    applied {_signed(v)}: {text}")
+                out.append(f"{pad}    " + say(lang, "applied", n=_signed(v), text=text))
             else:
-                out.append(f"{pad}    not applied: {text} (its condition does not hold)")
+                out.append(f"{pad}    " + say(lang, "not_applied", text=text))
         for c in node.children:
             out += _node(c, depth + 2, lang)
         return out
@@ -127,29 +133,30 @@ def _node(node: Trace, depth: int, lang) -> list:
         v = node.value
         head = f"{pad}- {label(node.decl, lang)} ({cite(node.decl, lang)}): "
         if v is None:
-            return [head + "stopped"]
+            return [head + say(lang, "stopped")]
         if v.natural is None:
-            out.append(head + "the table says No: nothing to roll, the check fails")
+            out.append(head + say(lang, "check_no_roll"))
         else:
-            word = "passed" if v.passed else "failed"
-            by = f" by {v.margin}" if v.margin else ""
-            out.append(head + f"rolled {v.natural}, modifier {_signed(v.modifier)}, total "
-                       f"{v.total}; needed {_target(v)}: {word}{by}")
+            word = say(lang, "passed" if v.passed else "failed")
+            by = say(lang, "by", n=v.margin) if v.margin else ""
+            out.append(head + say(lang, "check_line", n=v.natural, m=_signed(v.modifier),
+                                  t=v.total, need=_target(v, lang), word=word + by))
         for c in node.children:
             out += _node(c, depth + 1, lang)
         return out
     if kind == "requirements":
         v = node.value
-        verdict = "allowed" if v is not None and v.allowed else "refused"
+        verdict = say(lang, "allowed" if v is not None and v.allowed else "refused")
         out.append(f"{pad}- {label(node.decl, lang)} ({cite(node.decl, lang)}): {verdict}")
         for d, ok in node.detail.get("items", []):
-            mark = "satisfied" if ok else "VIOLATED"
+            mark = say(lang, "satisfied" if ok else "violated")
             out.append(f"{pad}    {mark}: {cite(d, lang)}: {label(d, lang)}")
         for c in node.children:
             out += _node(c, depth + 2, lang)
         return out
     if kind == "procedure":
-        out.append(f"{pad}- {label(node.decl, lang)} ({cite(node.decl, lang)}), step by step:")
+        out.append(f"{pad}- {label(node.decl, lang)} ({cite(node.decl, lang)}), "
+                   + say(lang, "step_by_step"))
         for n, c in enumerate(node.children, 1):
             out += _step(c, n, depth + 1, lang)
         return out
@@ -157,17 +164,17 @@ def _node(node: Trace, depth: int, lang) -> list:
         decided = node.detail.get("decided_by")
         args = ", ".join(f"{k} = {show(a, lang)}" for k, a in node.detail.get("args", {}).items())
         head = f"{pad}- {label(node.decl, lang)}" + (f" ({args})" if args else "") + \
-            f" is {show(node.value, lang)}"
+            " " + say(lang, "is", v=show(node.value, lang))
         if decided is not None and decided is not node.decl:
-            head += (f": exception '{label(decided, lang)}' ({cite(decided, lang)}) decides, "
-                     f"overriding the rule of {cite(node.decl, lang)}")
+            head += ": " + say(lang, "decides", x=label(decided, lang), where=cite(decided, lang),
+                               base=cite(node.decl, lang))
         else:
             head += f" ({cite(node.decl, lang)})"
         out.append(head)
         for decl, status, winner in node.detail.get("considered", []):
             if status == "does not apply":
-                out.append(f"{pad}    exception '{label(decl, lang)}' ({cite(decl, lang)}) "
-                           "does not apply: its condition does not hold")
+                out.append(f"{pad}    " + say(lang, "exc_not_apply", x=label(decl, lang),
+                                               where=cite(decl, lang)))
         for c in node.children:
             out += _node(c, depth + 1, lang)
         return out
@@ -180,23 +187,23 @@ def _step(node: Trace, n: int, depth: int, lang) -> list:
     pad = "  " * depth
     title = node.decl.label.show(node.name, lang)
     if node.decl.stop:
-        word = "stops here" if node.detail.get("stopped") else "goes on"
-        return [f"{pad}{n}. {title}: the procedure {word}"]
+        word = say(lang, "procedure_stops" if node.detail.get("stopped") else "procedure_goes_on")
+        return [f"{pad}{n}. {title}: {word}"]
     if node.detail.get("skipped"):
-        return [f"{pad}{n}. {title}: skipped (its condition does not hold)"]
+        return [f"{pad}{n}. {title}: " + say(lang, "skipped")]
     out = [f"{pad}{n}. {title}"]
     for c in node.children:
         out += _node(c, depth + 1, lang)
     for _, text in node.detail.get("log", []):
         out.append(f"{pad}   → {text}")
     if not node.detail.get("log"):
-        out.append(f"{pad}   → no change")
+        out.append(f"{pad}   → " + say(lang, "no_change"))
     return out
 
 
 def event_log(answer, lang=None) -> str:
     """A procedure's run as an event log: each step, the dice it read, what changed."""
-    lines = [f"Procedure: {answer.question}"]
+    lines = [say(lang, "procedure", q=answer.question)]
     for node in answer.trace.children:
         if node.kind != "procedure":
             lines += _node(node, 1, lang)
@@ -205,11 +212,10 @@ def event_log(answer, lang=None) -> str:
         for n, c in enumerate(node.children, 1):
             lines += _step(c, n, 1, lang)
     lines.append("")
-    lines.append("Dice: " + (", ".join(f"{d} = {f} ({how})" for d, f, how in answer.dice)
-                             or "none"))
+    lines.append(say(lang, "dice", d=_dice(answer.dice, lang) or say(lang, "none_dice")))
     secs = sections_of(answer.trace)
     if secs:
-        lines.append("Rules cited: " + "; ".join(s.cite(lang) for s in secs))
+        lines.append(say(lang, "cited", s="; ".join(s.cite(lang) for s in secs)))
     return "\n".join(lines)
 
 

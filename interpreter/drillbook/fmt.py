@@ -250,7 +250,9 @@ def _refuse(path: str, why: str) -> DrillError:
 
 
 # ------------------------------------------------------------------ comparing ASTs
-_SKIP = {"section"}          # a declaration's back-reference to its section
+# Attributes set outside the dataclass fields that are not syntax: a declaration's
+# back-reference to its section, and what the check stage fills in on expressions.
+_NOT_SYNTAX = {"section", "type", "ref"}
 
 
 def strip_locs(node):
@@ -265,11 +267,9 @@ def strip_locs(node):
         names = [f.name for f in fields(node)]
         extra = [k for k in vars(node) if k not in names] if hasattr(node, "__dict__") else []
         out = [type(node).__name__]
-        for name in names + extra:
+        for name in names + [k for k in extra if k not in _NOT_SYNTAX]:
             value = getattr(node, name)
             if isinstance(value, Loc):
-                continue
-            if name in _SKIP and isinstance(value, A.Section):
                 continue
             out.append((name, strip_locs(value)))
         return tuple(out)

@@ -242,15 +242,18 @@ def _link_names(line_html: str, site: _Site, page: str, own: str | None, state: 
     return _NAME_SPAN.sub(repl, line_html)
 
 
-def _code_block(site: _Site, hl: _Highlighter, first: int, lines: list[str], page: str,
+def _code_block(site: _Site, hl: _Highlighter, first, lines: list[str], page: str,
                 own: str | None = None, marks: dict | None = None) -> str:
-    """A highlighted block; ``marks`` maps a line index to a CSS class (dropped, added)."""
+    """A highlighted block numbered from ``first`` (or by the list of line numbers
+    ``first``); ``marks`` maps a line index to a CSS class (dropped, added)."""
+    numbers = list(first) if isinstance(first, list) else \
+        list(range(first, first + len(lines)))
     state: dict = {}
     rows = []
-    width = len(str(first + len(lines) - 1))
+    width = max((len(str(n)) for n in numbers), default=1)
     for i, line_html in enumerate(hl.lines(lines)):
         linked = _link_names(line_html, site, page, own, state)
-        number = f'<span class="linenos">{first + i:>{width}}</span>'
+        number = f'<span class="linenos">{numbers[i]:>{width}}</span>'
         cls = (marks or {}).get(i)
         if cls == "dropped":
             rows.append(f'{number}<del class="line dropped">{linked}</del>')
@@ -384,7 +387,7 @@ def _ui_word(lang, key):
     return _UI.get(lang or "en", _UI["en"]).get(key, _UI["en"][key])
 
 
-def _modifiers_html(site: _Site, decl: A.ModifiersDecl, page: str) -> str:
+def _modifiers_html(site: _Site, decl: A.ModifiersDecl, page: str, number: str) -> str:
     rows = []
     for m in decl.items:
         value = A.to_source(m.value)
@@ -392,7 +395,7 @@ def _modifiers_html(site: _Site, decl: A.ModifiersDecl, page: str) -> str:
             value = "+" + value
         when = (f' <span class="when">{_esc(site.ui("when"))} '
                 f"<code>{_esc(A.to_source(m.when))}</code></span>" if m.when is not None else "")
-        notes = _annotations_html(site, m.annotations, page, f"{decl.name}.{m.name}")
+        notes = _annotations_html(site, m.annotations, page, f"§{number} {decl.name}.{m.name}")
         rows.append(f'<tr id="m-{_esc(decl.name)}-{_esc(m.name)}"><th scope="row">'
                     f"{_esc(site.label(m.label, m.name))}{when}{notes}</th>"
                     f'<td class="drm"><code>{_esc(value)}</code></td></tr>')
@@ -420,10 +423,12 @@ def _annotations_html(site: _Site, notes, page: str, where: str) -> str:
 
 
 # ------------------------------------------------------------------ declarations
-def _decl_source(site: _Site, decl) -> tuple[int, list[str], dict]:
-    """The lines a declaration was written on, adjusted for what a variant patched:
-    a changed table row is written anew, a dropped modifier's lines are left out."""
+def _decl_source(site: _Site, decl) -> tuple[list, list[str], dict]:
+    """(line numbers, lines, marks) a declaration was written on, adjusted for what a
+    variant patched: a changed table row is written anew (marked ``added``), the lines of
+    a dropped modifier are left out."""
     first, lines = site.sources.span(decl.loc)
+    numbers = list(range(first, first + len(lines)))
     lines = list(lines)
     marks: dict = {}
     if isinstance(decl, A.TableDecl):
@@ -443,17 +448,20 @@ def _decl_source(site: _Site, decl) -> tuple[int, list[str], dict]:
                 item_indent = _indent(lines[m.loc.line - first])
                 break
         if item_indent is not None:
-            out, skipping = [], False
+            kept_numbers, kept_lines, skipping = [], [], False
             for j, line in enumerate(lines):
                 ind = _indent(line)
                 if j > 0 and line.strip() and ind <= item_indent:
-                    mm = re.match(r"\s*([^\W\d]\w*)\s*:", line)
+                    mm = _ITEM.match(line)
                     skipping = ind == item_indent and bool(mm) and mm.group(1) not in keep
                 if not skipping:
-                    out.append(line)
-            if len(out) != len(lines):
-                lines = out
-    return first, lines, marks
+                    kept_numbers.append(numbers[j])
+                    kept_lines.append(line)
+            numbers, lines = kept_numbers, kept_lines
+    return numbers, lines, marks
+
+
+_ITEM = re.compile(r"\s*([^\W\d]\w*)\s*:")
 
 
 def _raw_cell(c: A.Cell, sources: _Sources) -> str:
@@ -483,7 +491,7 @@ def _decl_html(site: _Site, hl: _Highlighter, decl, section, index: int, page: s
         link = (f'<a class="xref" href="{_esc(("" if target == page else target) + "#d-" + decl.target)}">'
                 f"{_esc(decl.target)}</a>" if target else _esc(decl.target))
         head.append(f'<span class="to">{_esc(site.ui("exception_to"))} <code>{link}</code></span>')
-    if title and title != decl.name:
+    if title and (is_example or title != decl.name):
         head.append(f'<span class="title">{_esc(title)}</span>')
     parts = [f'<article class="decl decl-{_esc(kind)}" id="{_esc(anchor)}">',
              f"<h3>{' '.join(head)}</h3>"]
@@ -495,7 +503,7 @@ def _decl_html(site: _Site, hl: _Highlighter, decl, section, index: int, page: s
     if isinstance(decl, A.TableDecl):
         parts.append(chart_html(decl, site.model, site.lang, site.sources))
     if isinstance(decl, A.ModifiersDecl):
-        parts.append(_modifiers_html(site, decl, page))
+        parts.append(_modifiers_html(site, decl, page, section.number))
     if isinstance(decl, A.ProcedureDecl):
         for step in decl.steps:
             parts.append(_annotations_html(site, step.annotations, page,
@@ -507,9 +515,9 @@ def _decl_html(site: _Site, hl: _Highlighter, decl, section, index: int, page: s
                 f'<a class="xref" href="{_esc(("" if site.decl_page.get(e.name) == page else site.decl_page.get(e.name, "")) + "#d-" + e.name)}">'
                 f"<code>{_esc(e.name)}</code></a>" for e in exceptions)
             parts.append(f'<p class="exceptions">{_esc(site.ui("exceptions"))}: {links}</p>')
-    first, lines, marks = _decl_source(site, decl)
+    numbers, lines, marks = _decl_source(site, decl)
     if lines:
-        parts.append(_code_block(site, hl, first, lines, page,
+        parts.append(_code_block(site, hl, numbers, lines, page,
                                  own=None if is_example else decl.name, marks=marks))
     parts.append("</article>")
     return "\n".join(p for p in parts if p)
@@ -564,7 +572,7 @@ h3 .title { font-weight: normal; }
 h3 .to { font-weight: normal; color: var(--muted); }
 :target { scroll-margin-top: 1rem; }
 section.rule-section:target > h2, article.decl:target > h3 { background: #fffbe0; }
-.highlight pre { padding: .5rem .7rem; overflow-x: auto; border: 1px solid #e4e4e4;
+.highlight pre { padding: .5rem .7rem; white-space: pre-wrap; overflow-wrap: anywhere; border: 1px solid #e4e4e4;
                  border-radius: 4px; font-size: .85rem; }
 .highlight .linenos { color: #999; user-select: none; margin-right: .6rem; }
 a.xref { text-decoration: none; border-bottom: 1px dotted #4a6fa5; }
@@ -609,7 +617,8 @@ div.dropped { border-left: 4px solid #c00; padding-left: .5rem; }
 div.added { border-left: 4px solid #2a8a3a; padding-left: .5rem; }
 .sides { display: grid; grid-template-columns: 1fr 1fr; gap: 1rem; }
 .side { min-width: 0; }
-.side > h3 { margin-top: .3rem; color: var(--muted); text-transform: uppercase; font-size: .8rem; }
+.side-head { margin: .3rem 0 0; color: var(--muted); text-transform: uppercase; font-size: .8rem; }
+.change-row { border-top: 1px dashed var(--rule); padding-top: .4rem; margin-top: .4rem; }
 .absent { color: var(--muted); font-style: italic; }
 ol.toc { columns: 2; padding-left: 1.2rem; }
 ol.toc li { break-inside: avoid; }
@@ -792,17 +801,16 @@ def _redline(variant, base, lang, hl, sources, base_site: _Site, var_site: _Site
         page_b = base_site.pages.get(sec_b.loc.path) if sec_b else None
         link = (f' <a class="to-base" href="{_esc(page_b)}#{_esc(base_site.section_id[id(sec_b)])}">↗</a>'
                 if sec_b else "")
-        left, right = [], []
-        for ch in by_section[number]:
+        rows = [f'<div class="sides sides-head"><h3 class="side-head">{_esc(site.ui("base"))}</h3>'
+                f'<h3 class="side-head">{_esc(site.ui("variant"))}</h3></div>']
+        for ch in by_section[number]:         # one row per change: base left, variant right
             lb, rb = _redline_change(ch, variant, base, lang, hl, sources, base_site, var_site)
-            left.append(lb)
-            right.append(rb)
+            rows.append(f'<div class="sides change-row kind-{_esc(ch.kind)}">'
+                        f'<div class="side base">{lb}</div>'
+                        f'<div class="side variant">{rb}</div></div>')
         body.append(f'<section class="redline-section" id="r-{_esc(number)}">'
                     f'<h2><span class="secnum">{_esc(number)}</span> {_esc(title)}{link}</h2>'
-                    '<div class="sides">'
-                    f'<div class="side base"><h3>{_esc(site.ui("base"))}</h3>{"".join(left)}</div>'
-                    f'<div class="side variant"><h3>{_esc(site.ui("variant"))}</h3>'
-                    f'{"".join(right)}</div></div></section>')
+                    + "".join(rows) + "</section>")
     nav = _nav(base_site, base_title, True)
     return _page(site, f"{site.ui('redline')}: {var_title}", "\n".join(body), nav)
 
@@ -813,9 +821,9 @@ def _redline_change(ch, variant, base, lang, hl, sources, base_site, var_site):
     absent_v = f'<p class="absent">{_esc(var_site.ui("not_in_variant"))}</p>'
     page = "redline.html"
 
-    def block(site, decl, marks=None, lines=None, first=None):
-        f, ls, m = _decl_source(site, decl)
-        return _code_block(site, hl, first or f, lines if lines is not None else ls, page,
+    def block(site, decl, marks=None):
+        numbers, lines, m = _decl_source(site, decl)
+        return _code_block(site, hl, numbers, lines, page,
                            own=None if isinstance(decl, A.ExampleDecl) else decl.name,
                            marks=marks if marks is not None else m)
 
@@ -852,7 +860,7 @@ def _redline_change(ch, variant, base, lang, hl, sources, base_site, var_site):
         old = fb[2]
         if "." in ch.target and isinstance(old, A.ModifiersDecl):
             item = ch.target.split(".", 1)[1]
-            first, lines, _ = _decl_source(base_site, old)
+            _, lines, _ = _decl_source(base_site, old)
             marks, dropping = {}, False
             indent = None
             for m in old.items:
@@ -860,7 +868,7 @@ def _redline_change(ch, variant, base, lang, hl, sources, base_site, var_site):
                     indent = m.loc.col - 1
             for j, line in enumerate(lines):
                 if j > 0 and line.strip() and indent is not None and _indent(line) <= indent:
-                    mm = re.match(r"\s*([^\W\d]\w*)\s*:", line)
+                    mm = _ITEM.match(line)
                     dropping = _indent(line) == indent and bool(mm) and mm.group(1) == item
                 if dropping:
                     marks[j] = "dropped"

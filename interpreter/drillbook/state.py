@@ -80,7 +80,7 @@ class StateReader:
             return State({}, {}, bounds_of(self.m))
         if not isinstance(node, yaml.MappingNode):
             fail(_loc(self.path, node), "E702", "a state file maps record types to their entities",
-                 "write  Unit:\\n  u1: {field: value}")
+                 "write the record type, then its entities by id, e.g.  Unit: {u1: {strength: 3}}")
         for tnode, body in node.value:
             if not isinstance(tnode, yaml.ScalarNode):
                 self.err(tnode, "E702", "a record type's name is a plain word, like Unit")

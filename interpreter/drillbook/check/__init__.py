@@ -24,8 +24,9 @@ def check(loaded) -> Model:
     errors: list[Diagnostic] = []
     Checker(model, errors).run()
     if errors:
-        errors.sort(key=lambda d: (d.loc.path, d.loc.line, d.loc.col))
-        raise DrillError(errors)
+        unique = {(d.loc.path, d.loc.line, d.loc.col, d.code, d.message): d for d in errors}
+        raise DrillError(sorted(unique.values(),
+                                key=lambda d: (d.loc.path, d.loc.line, d.loc.col)))
     return model
 
 
@@ -70,7 +71,14 @@ class Checker:
     def declare(self):
         m = self.m
         langs = set(m.languages)
+        numbers = {}
         for sec in m.sections:
+            if sec.number in numbers:
+                first = numbers[sec.number]
+                self.error(sec.loc, "E211", f"section {sec.number} appears twice",
+                           "a printed number names one section; put its rules together",
+                           [(first.loc, "first here")])
+            numbers.setdefault(sec.number, sec)
             self.labels(sec.label, sec.loc, langs)
             for d in sec.items:
                 self.labels(getattr(d, "label", None), d.loc, langs)
@@ -346,7 +354,7 @@ class Checker:
                     continue
                 for f in faces:
                     if not d.low <= f <= d.high:
-                        self.error(loc, "E405", f"{die} has no face {f} (its faces: "
+                        self.error(loc, "E414", f"{die} has no face {f} (its faces: "
                                    f"{d.low}..{d.high})")
             ex.choice_frame = 0
             for loc, name, values in ex.choices:

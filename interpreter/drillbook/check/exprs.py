@@ -122,7 +122,7 @@ class Typer:
         if isinstance(d, A.OptionDecl):
             e.ref = ("option", e.name)
             return BOOL
-        if isinstance(d, A.Define):
+        if isinstance(d, CALLABLE) and not isinstance(d, A.TableDecl):
             if d.params:
                 return self.error(e.loc, "E303", f"'{e.name}' needs arguments",
                                   f"write {e.name}({', '.join(p.name for p in d.params)})")

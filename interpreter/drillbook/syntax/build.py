@@ -301,11 +301,15 @@ class Builder(Transformer_NonRecursive):
             fail(self.loc(meta), "E104", "roll at least one die")
         return A.Dice(self.loc(meta), count, str(parts[1]))
 
-    @v_args(inline=True)
-    def modified(self, sign, expr):
-        if str(sign) == "-":
-            return A.Unary(expr.loc, "-", expr)
-        return expr
+    def modified(self, parts):
+        """``+ a - b + c`` after a roll: the terms added left to right, each with its sign."""
+        total = None
+        for sign, term in zip(parts[::2], parts[1::2]):
+            if total is None:
+                total = term if str(sign) == "+" else A.Unary(term.loc, "-", term)
+            else:
+                total = A.Binary(term.loc, str(sign), total, term)
+        return self._deep(total)
 
     def clamped(self, _):
         return True
