@@ -126,9 +126,11 @@ def errors(err: str) -> list[Diag]:
 
 
 def assert_no_traceback(res: Result):
+    """No Python traceback, and no 'internal error' (E999, exit 3): the user never sees a crash."""
     assert "Traceback" not in res.err, res.err
     assert "Traceback" not in res.out, res.out
     assert res.rc is not None, res.err
+    assert res.rc != 3 and "error[E999]" not in res.err, f"internal error:\n{res.err}"
 
 
 def assert_located(res: Result, code: str, fragment: str = "", *, rc: int = 1,

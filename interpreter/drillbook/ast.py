@@ -224,6 +224,11 @@ class Decl:
             return "scale" if self.ordered else "enum"
         return _WHAT.get(type(self).__name__, "declaration")
 
+    @property
+    def a_what(self) -> str:
+        """The same with its article: 'an option', 'a rule'."""
+        return ("an " if self.what[0] in "aeiou" else "a ") + self.what
+
 
 @dataclass(eq=False)
 class Member:

@@ -201,6 +201,10 @@ def cmd_test(args, argv) -> int:
             for loc, msg in r.failures:
                 print(f"      {loc}: {msg}")
     print(f"{passed} passed, {failed} failed")
+    if passed + failed == 0 and not broken:
+        print("drillbook: no example ran" + (f" (none matches -k {args.only!r})"
+                                             if args.only else ""), file=sys.stderr)
+        return 1
     return 1 if failed or broken else 0
 
 

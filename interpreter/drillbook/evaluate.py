@@ -190,7 +190,26 @@ class Rulebook:
     def _why(self, exp, state, inputs, options) -> str:
         e = exp.expr
         text = _source_text(e.loc) or "the expectation"
+        slots = [None] * exp.frame
+        if isinstance(e, A.After):      # explain the condition in the state the effects made
+            try:
+                effects = self.program.compile_expr(e.effects)(Ctx(state, inputs(), options),
+                                                                list(slots))
+                state, _ = state.apply(effects)
+            except DrillError:
+                return f"expected {text}, but it is false"
+            e = e.then
+        if isinstance(e, A.Binary) and e.op == "and":
+            for part in (e.left, e.right):     # name the first part that does not hold
+                try:
+                    ok = self.program.compile_expr(part)(Ctx(state, inputs(), options), list(slots))
+                except DrillError:
+                    break
+                if not ok:
+                    e = part
+                    break
         if isinstance(e, A.Binary) and e.op in ("==", "!=", "<", "<=", ">", ">="):
+            text = _source_text(e.loc) or text
             vals = []
             for side in (e.left, e.right):
                 try:

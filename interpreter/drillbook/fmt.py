@@ -28,7 +28,6 @@ import tempfile
 import unicodedata
 from dataclasses import fields, is_dataclass
 
-from . import ast as A
 from .errors import Diagnostic, DrillError, Loc, fail, remember_source
 from .syntax import parse_file
 
@@ -235,7 +234,7 @@ def format_text(text: str, path: str = "<input>") -> str:
     try:
         after = parse_file(path, result)
     except DrillError as e:
-        raise _refuse(path, f"its formatted text would not parse ({e.diagnostics[0].message})")
+        raise _refuse(path, f"its formatted text would not parse ({e.diagnostics[0].message})") from None
     finally:
         remember_source(path, text)        # diagnostics quote the file as it is on disk
     if not same_ast(before, after):
@@ -244,9 +243,8 @@ def format_text(text: str, path: str = "<input>") -> str:
 
 
 def _refuse(path: str, why: str) -> DrillError:
-    return DrillError([Diagnostic(Loc(path), "E990",
-                                  f"fmt leaves this file as it is: {why}",
-                                  "this is a bug in drillbook fmt; please report it with the file")])
+    return DrillError([Diagnostic(Loc(path), "E990", f"fmt leaves this file as it is: {why}",
+                                  "this is a bug in drillbook fmt; please report it")])
 
 
 # ------------------------------------------------------------------ comparing ASTs

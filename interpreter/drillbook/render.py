@@ -32,7 +32,7 @@ import tempfile
 from dataclasses import dataclass, field
 
 from . import ast as A
-from .errors import DrillError, Loc, fail
+from .errors import Loc, fail
 
 __all__ = ["render_site", "chart_html", "SITE_MARKER"]
 
@@ -171,6 +171,13 @@ class _Site:
         words = _UI.get(self.lang or "en", _UI["en"])
         return words.get(key, _UI["en"][key])
 
+    def href(self, name: str, page: str) -> str | None:
+        """The link to the declaration ``name`` from ``page`` (None if it has no page)."""
+        target = self.decl_page.get(name)
+        if target is None:
+            return None
+        return ("" if target == page else target) + "#d-" + name
+
     def label(self, label: A.Label | None, fallback: str = "") -> str:
         if label is None:
             return fallback
@@ -233,10 +240,9 @@ def _link_names(line_html: str, site: _Site, page: str, own: str | None, state: 
         if own is not None and name == own and not state.get("own_seen"):
             state["own_seen"] = True
             return m.group(0)
-        target = site.decl_page.get(name)
-        if target is None:
+        href = site.href(name, page)
+        if href is None:
             return m.group(0)
-        href = ("" if target == page else target) + "#d-" + name
         return (f'<a class="xref" href="{_esc(href)}" title="{_esc(name)}">'
                 f"{m.group(0)}</a>")
     return _NAME_SPAN.sub(repl, line_html)
@@ -327,7 +333,8 @@ def _key_attr(cell: A.Cell) -> str:
 
 
 def chart_html(decl: A.TableDecl, model, lang: str | None = None, sources: _Sources | None = None,
-               changed: dict | None = None, show_before: bool = True) -> str:
+               changed: dict | None = None, show_before: bool = True,
+               id_prefix: str = "chart-") -> str:
     """A table drawn as the printed chart.  ``changed`` maps (row, column) indexes to the
     cell as it was before: such cells get the class ``changed`` and show before → after."""
     sources = sources or _Sources()
@@ -337,7 +344,8 @@ def chart_html(decl: A.TableDecl, model, lang: str | None = None, sources: _Sour
     if isinstance(rec, A.RecordDecl):
         field_labels = {f.name: f.label.show(f.name, lang) for f in rec.fields}
     title = decl.label.show(decl.name, lang)
-    out = [f'<table class="chart" id="chart-{_esc(decl.name)}" data-table="{_esc(decl.name)}">',
+    out = [f'<table class="chart" id="{_esc(id_prefix + decl.name)}" '
+           f'data-table="{_esc(decl.name)}">',
            f"<caption>{_esc(title)}</caption>"]
     used_marks: list[str] = []
     for r, row in enumerate(decl.rows):
@@ -487,9 +495,9 @@ def _decl_html(site: _Site, hl: _Highlighter, decl, section, index: int, page: s
     if not is_example:
         head.append(f'<code class="name">{_esc(decl.name)}</code>')
     if isinstance(decl, A.ExceptionDecl):
-        target = site.decl_page.get(decl.target)
-        link = (f'<a class="xref" href="{_esc(("" if target == page else target) + "#d-" + decl.target)}">'
-                f"{_esc(decl.target)}</a>" if target else _esc(decl.target))
+        href = site.href(decl.target, page)
+        link = (f'<a class="xref" href="{_esc(href)}">{_esc(decl.target)}</a>' if href
+                else _esc(decl.target))
         head.append(f'<span class="to">{_esc(site.ui("exception_to"))} <code>{link}</code></span>')
     if title and (is_example or title != decl.name):
         head.append(f'<span class="title">{_esc(title)}</span>')
@@ -511,9 +519,8 @@ def _decl_html(site: _Site, hl: _Highlighter, decl, section, index: int, page: s
     if isinstance(decl, A.Define):
         exceptions = getattr(site.model, "children", {}).get(decl.name) or []
         if exceptions:
-            links = ", ".join(
-                f'<a class="xref" href="{_esc(("" if site.decl_page.get(e.name) == page else site.decl_page.get(e.name, "")) + "#d-" + e.name)}">'
-                f"<code>{_esc(e.name)}</code></a>" for e in exceptions)
+            links = ", ".join(f'<a class="xref" href="{_esc(site.href(e.name, page))}">'
+                              f"<code>{_esc(e.name)}</code></a>" for e in exceptions)
             parts.append(f'<p class="exceptions">{_esc(site.ui("exceptions"))}: {links}</p>')
     numbers, lines, marks = _decl_source(site, decl)
     if lines:
@@ -553,7 +560,8 @@ def _section_html(site: _Site, hl: _Highlighter, sec, page: str) -> str:
 # ------------------------------------------------------------------ pages
 _CSS = """
 :root { --ink: #1d1d1f; --muted: #666; --rule: #d0d0d0; --doubt: #fff4d6; --doubt-ink: #8a5a00;
-        --gap: #fde2e1; --gap-ink: #9b1c1c; --added: #e3f7e3; --dropped: #fbe4e4; --changed: #fff1a8; }
+        --gap: #fde2e1; --gap-ink: #9b1c1c; --added: #e3f7e3; --dropped: #fbe4e4;
+        --changed: #fff1a8; }
 * { box-sizing: border-box; }
 body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink);
        margin: 0; line-height: 1.45; }
@@ -572,7 +580,8 @@ h3 .title { font-weight: normal; }
 h3 .to { font-weight: normal; color: var(--muted); }
 :target { scroll-margin-top: 1rem; }
 section.rule-section:target > h2, article.decl:target > h3 { background: #fffbe0; }
-.highlight pre { padding: .5rem .7rem; white-space: pre-wrap; overflow-wrap: anywhere; border: 1px solid #e4e4e4;
+.highlight pre { padding: .5rem .7rem; white-space: pre-wrap; overflow-wrap: anywhere;
+                 border: 1px solid #e4e4e4;
                  border-radius: 4px; font-size: .85rem; }
 .highlight .linenos { color: #999; user-select: none; margin-right: .6rem; }
 a.xref { text-decoration: none; border-bottom: 1px dotted #4a6fa5; }
@@ -592,18 +601,22 @@ li.source .badge, li.note .badge { color: var(--muted); }
 p.patched { background: var(--changed); padding: .2rem .5rem; }
 .chart-wrap { margin: .6rem 0 .8rem; overflow-x: auto; }
 table.chart, table.modifiers { border-collapse: collapse; font-size: .92rem; margin-bottom: .3rem; }
-table.chart caption, table.modifiers caption { text-align: left; font-weight: 600; padding: .2rem 0; }
-table.chart th, table.chart td { border: 1px solid #888; padding: .25rem .6rem; text-align: center; }
+table.chart caption, table.modifiers caption { text-align: left; font-weight: 600;
+                                               padding: .2rem 0; }
+table.chart th, table.chart td { border: 1px solid #888; padding: .25rem .6rem;
+                                 text-align: center; }
 table.chart thead th { background: #e8edf3; }
 table.chart tbody th { background: #f4f6f9; text-align: left; font-weight: 600; }
 table.chart th.corner { font-style: italic; font-weight: normal; color: var(--muted); }
 table.chart .na { color: var(--muted); }
 table.modifiers th, table.modifiers td { border-bottom: 1px solid var(--rule); padding: .2rem .6rem;
-                                         text-align: left; vertical-align: top; font-weight: normal; }
+                                         text-align: left; vertical-align: top;
+                                         font-weight: normal; }
 table.modifiers td.drm { text-align: right; white-space: nowrap; }
 table.modifiers .when { color: var(--muted); font-size: .85rem; }
 sup.marker { color: #8a1c1c; font-weight: 600; }
-dl.legend { font-size: .85rem; display: grid; grid-template-columns: max-content 1fr; gap: .1rem .6rem;
+dl.legend { font-size: .85rem; display: grid; grid-template-columns: max-content 1fr;
+            gap: .1rem .6rem;
             margin: .2rem 0; }
 dl.legend dt.legend-title { grid-column: 1 / -1; font-weight: 600; }
 dl.legend dd { margin: 0; }
@@ -784,7 +797,8 @@ def _redline(variant, base, lang, hl, sources, base_site: _Site, var_site: _Site
     body = [f"<h1>{_esc(site.ui('redline'))}: {_esc(var_title)}</h1>",
             f'<p class="against">{_esc(site.ui("base"))}: <a href="index.html">'
             f"{_esc(base_title)}</a></p>",
-            f'<h2 id="changes">{_esc(site.ui("changes"))} ({len(changes)})</h2><ul class="changes">']
+            f'<h2 id="changes">{_esc(site.ui("changes"))} ({len(changes)})</h2>',
+            '<ul class="changes">']
     for ch in changes:
         body.append(f'<li class="change {_esc(ch.kind)}"><a href="#r-{_esc(ch.section or "")}">'
                     f"§{_esc(ch.section or '?')}</a> <span class=\"kind\">"
@@ -799,8 +813,8 @@ def _redline(variant, base, lang, hl, sources, base_site: _Site, var_site: _Site
         sec_any = sec_v or sec_b
         title = site.label(sec_any.label, "") if sec_any else ""
         page_b = base_site.pages.get(sec_b.loc.path) if sec_b else None
-        link = (f' <a class="to-base" href="{_esc(page_b)}#{_esc(base_site.section_id[id(sec_b)])}">↗</a>'
-                if sec_b else "")
+        link = (f' <a class="to-base" href="{_esc(page_b)}#'
+                f'{_esc(base_site.section_id[id(sec_b)])}">↗</a>' if sec_b else "")
         rows = [f'<div class="sides sides-head"><h3 class="side-head">{_esc(site.ui("base"))}</h3>'
                 f'<h3 class="side-head">{_esc(site.ui("variant"))}</h3></div>']
         for ch in by_section[number]:         # one row per change: base left, variant right
@@ -840,8 +854,10 @@ def _redline_change(ch, variant, base, lang, hl, sources, base_site, var_site):
         old, new = fb[2], fv[2]
         changed = _table_diff(old, new, variant, lang, sources)
         left = heading(base_site, old) + chart_html(old, base, lang, sources,
-                                                     changed={k: None for k in changed})
-        right = heading(var_site, new) + chart_html(new, variant, lang, sources, changed=changed)
+                                                     changed={k: None for k in changed},
+                                                     id_prefix="base-chart-")
+        right = heading(var_site, new) + chart_html(new, variant, lang, sources, changed=changed,
+                                                    id_prefix="variant-chart-")
         own = [n for n in new.annotations if n.loc.path in getattr(variant, "own_files", set())]
         if own:
             right += _annotations_html(var_site, own, page, ch.target)
@@ -852,7 +868,8 @@ def _redline_change(ch, variant, base, lang, hl, sources, base_site, var_site):
         right = ((heading(var_site, fv[2]) if fv else "")
                  + f'<p class="changed">{_esc(var_site.ui("default"))}: <del>{_esc(ch.before)}'
                  f"</del> → <ins>{_esc(ch.after)}</ins></p>")
-        return f'<div class="change option">{left}</div>', f'<div class="change option">{right}</div>'
+        return (f'<div class="change option">{left}</div>',
+                f'<div class="change option">{right}</div>')
     if ch.kind == "dropped":
         fb = _find_by_name(base, name)
         if fb is None:
@@ -889,7 +906,7 @@ def _redline_change(ch, variant, base, lang, hl, sources, base_site, var_site):
         new = fv[2]
         right = heading(var_site, new) + block(var_site, new)
         if isinstance(new, A.TableDecl):
-            right += chart_html(new, variant, lang, sources)
+            right += chart_html(new, variant, lang, sources, id_prefix="variant-chart-")
         return (f'<div class="change added">{absent_b}</div>',
                 f'<div class="change added"><ins class="added">{right}</ins></div>')
     if ch.kind == "replaced":
@@ -901,8 +918,10 @@ def _redline_change(ch, variant, base, lang, hl, sources, base_site, var_site):
                  if fv else absent_v)
         if fb and fv and isinstance(fb[2], A.TableDecl) and isinstance(fv[2], A.TableDecl):
             changed = _table_diff(fb[2], fv[2], variant, lang, sources)
-            left += chart_html(fb[2], base, lang, sources, changed={k: None for k in changed})
-            right += chart_html(fv[2], variant, lang, sources, changed=changed)
+            left += chart_html(fb[2], base, lang, sources, changed={k: None for k in changed},
+                               id_prefix="base-chart-")
+            right += chart_html(fv[2], variant, lang, sources, changed=changed,
+                                id_prefix="variant-chart-")
         return (f'<div class="change replaced">{left}</div>',
                 f'<div class="change replaced">{right}</div>')
     return "", f"<p>{_esc(_change_summary(ch))}</p>"
@@ -974,7 +993,7 @@ def render_site(model, out_dir: str, lang: str | None = None, variant_model=None
     files, site = _render_pages(model, lang, hl, sources, variant_model is not None)
     if variant_model is not None:
         base = getattr(variant_model, "base", None) or model
-        base_site = site if base is model else _render_pages(base, lang, hl, sources, True)[1]
+        base_site = site if base is model else _prepare(base, lang, sources)[0]
         var_site = _prepare(variant_model, lang, sources)[0]
         files["redline.html"] = _redline(variant_model, base, lang, hl, sources, base_site,
                                          var_site)

@@ -175,7 +175,7 @@ def _apply(p: A.Patch, sections) -> list[Change]:
         sec, i, old = found
         if item:
             if not isinstance(old, A.ModifiersDecl):
-                fail(p.target_loc, "E902", f"'{name}' is a {old.what}; only a modifier list has "
+                fail(p.target_loc, "E902", f"'{name}' is {old.a_what}; only a modifier list has "
                      "items to drop")
             kept = [m for m in old.items if m.name != item]
             if len(kept) == len(old.items):

@@ -260,7 +260,7 @@ class Checker:
             if not isinstance(target, (A.Define, A.ExceptionDecl, A.RequireDecl)):
                 rules = [n for n, d in m.decls.items()
                          if isinstance(d, (A.Define, A.ExceptionDecl, A.RequireDecl))]
-                what = f"is a {target.what}" if target is not None else "does not exist"
+                what = f"is {target.a_what}" if target is not None else "does not exist"
                 self.error(e.target_loc, "E208", f"exception '{name}' names '{e.target}', which "
                            f"{what}; an exception overrides a rule or another exception",
                            did_you_mean(e.target, rules))

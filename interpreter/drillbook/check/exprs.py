@@ -130,7 +130,7 @@ class Typer:
             e.ref = ("rule", e.name)
             return self.model.returns.get(e.name, ANY)
         if d is not None:
-            return self.error(e.loc, "E304", f"'{e.name}' is a {d.what}, not a value")
+            return self.error(e.loc, "E304", f"'{e.name}' is {d.a_what}, not a value")
         known = list(scope.names) + list(self.model.members) + list(scope.entities) + [
             n for n, x in self.model.decls.items() if isinstance(x, (A.OptionDecl, A.Define))]
         return self.error(e.loc, "E202", f"unknown name '{e.name}'", did_you_mean(e.name, known))
@@ -178,7 +178,7 @@ class Typer:
             e.ref = (d.kind, e.name)
             return self.model.returns.get(e.name, ANY)
         if d is not None:
-            return self.error(e.loc, "E304", f"'{e.name}' is a {d.what}; it cannot be called")
+            return self.error(e.loc, "E304", f"'{e.name}' is {d.a_what}; it cannot be called")
         known = list(BUILTINS) + [n for n, x in self.model.decls.items() if isinstance(
             x, CALLABLE)]
         return self.error(e.loc, "E202", f"unknown rule or table '{e.name}'",

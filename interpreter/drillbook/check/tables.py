@@ -167,7 +167,7 @@ class TableChecker:
             self.cover(seen_rows, keys, key_cell, "row")
             if len(cells) != len(columns):
                 self.error(row.loc, "E411", f"this row has {len(cells)} cell(s) after its key; "
-                           f"the header has {len(columns)} column(s)",
+                           f"the header has {len(header.cells) - 1} column(s) after the key column",
                            "a cell that does not apply is written —")
             values = []
             for (col, col_keys), cell in zip(columns, cells):
