@@ -1,4 +1,4 @@
-"""CLI: the ``drillbook`` command — check, test, ask, explain, odds, run, diff.
+"""CLI: the ``drillbook`` command — check, test, ask, explain, odds, run, diff, render, fmt.
 
 Exit codes: 0 ok; 1 rule errors, bad state or failed examples; 2 bad usage.
 No Python traceback ever reaches the user: every error is printed located, with a caret.
@@ -90,6 +90,18 @@ def build_parser() -> argparse.ArgumentParser:
         q.add_argument("--json", action="store_true", help="machine-readable output")
         if name != "odds":
             q.add_argument("--seed", type=int, help="draw dice not given from this seed")
+    r = sub.add_parser("render", help="write a static HTML site for reviewers")
+    r.add_argument("rulebook")
+    r.add_argument("-o", "--out", required=True, metavar="DIR", help="the folder to write")
+    r.add_argument("--lang", help="language of the labels (e.g. ru)")
+    r.add_argument("--variant", action="append", default=[], metavar="FILE",
+                   help="also write redline.html: the base and this variant side by side")
+
+    f = sub.add_parser("fmt", help="tidy .drill files: indentation, aligned tables, comments kept")
+    f.add_argument("paths", nargs="+")
+    f.add_argument("--check", action="store_true",
+                   help="write nothing; list the files that would change and exit 1 if any")
+
     d = sub.add_parser("diff", help="what a variant changes: rules, cells, options, odds")
     d.add_argument("base", help="the base rulebook")
     d.add_argument("variant", nargs="+", help="one or more variant files, applied in order")
@@ -300,6 +312,30 @@ def cmd_odds(args, argv) -> int:
     return 0
 
 
+def cmd_render(args, argv) -> int:
+    from .render import render_site
+    rb = _open(args.rulebook, argv, args.variant)
+    written = render_site(rb.model, args.out, args.lang,
+                          rb.model if rb.model.base is not None else None)
+    print(f"wrote {len(written)} files to {args.out}")
+    return 0
+
+
+def cmd_fmt(args, argv) -> int:
+    import os
+    from .fmt import format_paths
+    for p in args.paths:
+        if not os.path.exists(p):
+            from .errors import fail
+            fail(_where(argv, p), "E010", f"no such file or folder: '{p}'")
+    changed, status = format_paths(args.paths, args.check)
+    for path in changed:
+        print(("would reformat " if args.check else "reformatted ") + path)
+    if not changed:
+        print("all files already formatted")
+    return status
+
+
 def cmd_diff(args, argv) -> int:
     import os
     from .diff import render_text, semantic_diff
@@ -324,7 +360,8 @@ def cmd_diff(args, argv) -> int:
 
 
 COMMANDS = {"check": cmd_check, "test": cmd_test, "ask": cmd_ask, "explain": cmd_explain,
-            "odds": cmd_odds, "diff": cmd_diff, "run": cmd_run}
+            "odds": cmd_odds, "diff": cmd_diff, "run": cmd_run, "render": cmd_render,
+            "fmt": cmd_fmt}
 
 
 if __name__ == "__main__":
