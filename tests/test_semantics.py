@@ -949,6 +949,6 @@ def test_labels_in_another_language(book):
     res = book.run("explain", labels, "shaken(u)", "--lang", "ru", "--state", "state.yaml")
     assert res.rc == 0, res.err
     why = [line for line in res.out.splitlines() if "потрясён (u = u)" in line]
-    assert len(why) == 1 and why[0].endswith("yes (§12 Мораль)"), res.out
+    assert len(why) == 1 and why[0].endswith("= да (§12 Мораль)"), res.out
     assert res.out.rstrip().splitlines()[-1].endswith(": 12 Мораль")    # the sections cited
     assert "Morale" not in res.out

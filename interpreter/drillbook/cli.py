@@ -160,18 +160,26 @@ def _where(argv, word) -> Loc:
 
 # ------------------------------------------------------------------ commands
 def cmd_check(args, argv) -> int:
-    rb = _open(args.path, argv, args.variant)
+    if args.json:
+        try:
+            rb = _open(args.path, argv, args.variant)
+        except DrillError as e:
+            print(json.dumps({"ok": False, "errors": [d.as_json() for d in e.diagnostics]},
+                             ensure_ascii=False, indent=2))
+            return 2 if all(d.loc.path == CMDLINE for d in e.diagnostics) else 1
+    else:
+        rb = _open(args.path, argv, args.variant)
     m = rb.model
     from . import ast as A
-    notes = [(owner, n) for owner, n in m.annotations() if n.kind in ("doubt", "gap")]
+    notes = [(sec, n) for sec, n in m.annotations() if n.kind in ("doubt", "gap")]
     if args.json:
         print(json.dumps({
             "rulebook": m.title.text, "ok": True,
             "warnings": [w.as_json() for w in m.warnings],
             "doubts": [{"path": n.loc.path, "line": n.loc.line, "col": n.loc.col,
                         "kind": n.kind, "text": n.text,
-                        "section": getattr(getattr(o, "section", None), "number", None)}
-                       for o, n in notes]}, ensure_ascii=False, indent=2))
+                        "section": sec.number if sec is not None else None}
+                       for sec, n in notes]}, ensure_ascii=False, indent=2))
         return 0
     for w in m.warnings:
         print(w.render(), file=sys.stderr)
@@ -183,8 +191,7 @@ def cmd_check(args, argv) -> int:
           + f", {len(m.examples)} examples; {len(notes)} doubts and gaps"
           + (f"; {len(m.warnings)} warnings" if m.warnings else ""))
     if args.doubts:
-        for owner, n in notes:
-            sec = getattr(owner, "section", None) or (owner if hasattr(owner, "number") else None)
+        for sec, n in notes:
             where = f" (§{sec.number})" if sec is not None else ""
             print(f"{n.loc}: {n.kind}{where}: {n.text}")
     return 0

@@ -80,6 +80,8 @@ PHRASES = {
     "no_change": {"en": "no change", "ru": "без изменений", "de": "keine Änderung"},
     "procedure": {"en": "Procedure: {q}", "ru": "Процедура: {q}", "de": "Ablauf: {q}"},
     "none_dice": {"en": "none", "ru": "нет", "de": "keine"},
+    "yes": {"en": "yes", "ru": "да", "de": "ja"},
+    "no": {"en": "no", "ru": "нет", "de": "nein"},
 }
 
 

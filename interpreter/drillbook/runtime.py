@@ -263,15 +263,14 @@ class Dice:
         return None
 
 
-@dataclass
 class Trace:
     """One step of an evaluation: a rule, table, modifier list, check or roll consulted."""
-    kind: str
-    name: str
-    decl: object = None
-    value: object = None
-    detail: dict = field(default_factory=dict)
-    children: list = field(default_factory=list)
+    __slots__ = ("kind", "name", "decl", "value", "detail", "children")
+
+    def __init__(self, kind, name, decl=None, value=None, detail=None):
+        self.kind, self.name, self.decl, self.value = kind, name, decl, value
+        self.detail = {} if detail is None else detail
+        self.children = []
 
 
 class Ctx:
@@ -301,10 +300,9 @@ def show(v, lang: str | None = None) -> str:
     """A value as a rules author would write it."""
     if v is None:
         return "none"
-    if v is True:
-        return "yes"
-    if v is False:
-        return "no"
+    if v is True or v is False:
+        from .phrases import say
+        return say(lang, "yes" if v else "no")
     if isinstance(v, Level):
         return v.label.show(v.name, lang) if lang else v.name
     if isinstance(v, CheckResult):

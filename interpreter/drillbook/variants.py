@@ -133,9 +133,13 @@ def _patch_text(p: A.Patch) -> str:
 
 
 def _decl_text(d) -> str:
-    lines = []
-    for n in range(d.loc.line, (d.loc.end_line or d.loc.line) + 1):
-        lines.append((source_line(d.loc.path, n) or "").strip())
+    """A declaration's own source lines, joined (not the line after it, where the parser's
+    end position may fall, inside the next line's indentation)."""
+    last = d.loc.end_line or d.loc.line
+    tail = source_line(d.loc.path, last) or ""
+    if last > d.loc.line and not tail[: max(d.loc.end_col - 1, 0)].strip():
+        last -= 1
+    lines = [(source_line(d.loc.path, n) or "").strip() for n in range(d.loc.line, last + 1)]
     return " ".join(x for x in lines if x)
 
 

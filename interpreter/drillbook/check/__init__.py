@@ -21,6 +21,7 @@ def check(loaded) -> Model:
     """Check a loaded rulebook (see ``loader.load``); raise DrillError listing every error."""
     head = loaded.main.header
     model = Model(loaded.main.path, head.label, head.edition, head.languages, loaded.sections)
+    model.header_notes = list(head.annotations)
     errors: list[Diagnostic] = []
     Checker(model, errors).run()
     if errors:

@@ -45,6 +45,7 @@ class Model:
     base: "Model | None" = None                      # for a variant: the model it patches
     patches: list = field(default_factory=list)      # for a variant: what it changed
     own_files: set = field(default_factory=set)      # for a variant: its own files
+    header_notes: list = field(default_factory=list)  # annotations of the rulebook header
 
     def of_kind(self, cls):
         return {n: d for n, d in self.decls.items() if isinstance(d, cls)}
@@ -54,16 +55,22 @@ class Model:
         return self.languages[0] if self.languages else None
 
     def annotations(self):
-        """Every (owner, Annotation) in the rulebook, in file order."""
+        """Every (section, Annotation) in the rulebook, in file order; the header's notes
+        come first, with no section."""
+        for note in getattr(self, "header_notes", []):
+            yield None, note
         for sec in self.sections:
             for note in sec.annotations:
                 yield sec, note
             for d in sec.items:
                 for note in d.annotations:
-                    yield d, note
-                for m in getattr(d, "items", []) if isinstance(d, A.ModifiersDecl) else []:
+                    yield sec, note
+                for m in d.items if isinstance(d, A.ModifiersDecl) else []:
                     for note in m.annotations:
-                        yield m, note
+                        yield sec, note
+                for st in d.steps if isinstance(d, A.ProcedureDecl) else []:
+                    for note in st.annotations:
+                        yield sec, note
 
 
 def warn(model: Model, diag: Diagnostic) -> None:

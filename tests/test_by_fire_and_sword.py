@@ -1,0 +1,251 @@
+"""By Fire and Sword's wagon chapter (issue 4): the rulebook checks clean with at least 40
+examples; its variants check and pass their own examples; the forum's question is answered
+by `explain` citing the base morale rule and the wagon exception (order kept), and the
+thread's first answer as a variant (order lost); `diff` of the house rule shows the changed
+rule and the odds before and after.  Everything runs the CLI in-process."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from drillbook.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+BFS = ROOT / "rulebooks" / "by-fire-and-sword"
+FIRST_ANSWER = BFS / "variants" / "first-answer.drill"
+FAILED_BY_FOUR = BFS / "variants" / "failed-by-four.drill"
+VARIANTS = [FIRST_ANSWER, FAILED_BY_FOUR]
+FORUM = BFS / "states" / "forum-tabor.yaml"
+CAVALRY = BFS / "states" / "cavalry-attack.yaml"
+AMMUNITION = BFS / "states" / "ammunition.yaml"
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def tally(out: str) -> tuple[int, int]:
+    m = re.fullmatch(r"(\d+) passed, (\d+) failed", out.strip().splitlines()[-1])
+    assert m, out
+    return int(m.group(1)), int(m.group(2))
+
+
+# ------------------------------------------------------------------ check and test
+def test_rulebook_checks_without_warnings_and_has_40_examples(capsys):
+    code, out, err = run(capsys, "check", BFS)
+    assert code == 0, err
+    assert err == "", err                      # no warnings (W501 and friends)
+    m = re.search(r"(\d+) examples", out)
+    assert m and int(m.group(1)) >= 40, out
+
+
+def test_every_example_passes(capsys):
+    code, out, err = run(capsys, "test", BFS)
+    passed, failed = tally(out)
+    assert code == 0 and failed == 0, out + err
+    assert passed >= 40
+
+
+def test_examples_are_spread_over_the_chapter(capsys):
+    code, out, err = run(capsys, "test", BFS, "-v")
+    assert code == 0, out + err
+    sections = set(re.findall(r"^ok +§(7\.\d+)", out, re.M))
+    assert {f"7.{n}" for n in range(1, 15)} <= sections, sorted(sections)
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=lambda p: p.stem)
+def test_variant_checks_and_its_own_examples_pass(variant, capsys):
+    code, out, err = run(capsys, "check", variant)
+    assert code == 0 and err == "", err
+    code, out, err = run(capsys, "test", variant)
+    passed, failed = tally(out)
+    assert code == 0 and failed == 0 and passed >= 2, out + err
+
+
+def test_every_base_section_is_marked_minimal():
+    """The base rules are not in the seed: each section says so, and gives a doubt, a gap
+    or the seed's words for what it assumes."""
+    text = (BFS / "base.drill").read_text(encoding="utf-8")
+    sections = re.split(r"^section ", text, flags=re.M)[1:]
+    assert len(sections) >= 15
+    for sec in sections:
+        head = sec.splitlines()[0]
+        assert "minimal base rule" in sec, head
+        assert re.search(r"^\s+(doubt|gap|source) ", sec, re.M), head
+
+
+# ------------------------------------------------------------------ the forum's question
+def test_forum_question_failed_by_3_keeps_the_order(capsys):
+    code, out, err = run(capsys, "explain", BFS, "order_after_morale_test(tabor)",
+                         "--state", FORUM, "--roll", "d10=8")
+    assert code == 0, err
+    assert "Ruling: OrderKept" in out
+    assert "needed 5 or less: failed by 3" in out
+    # the wagon exception decides, overriding the base morale rule, and both are cited
+    assert ("exception 'Wagon Trains are never Disorganized' (§7.11 Morale of Wagon Trains) "
+            "decides, overriding the rule of §4.3 Morale Test Results") in out
+    assert "exception 'Wagon Trains never Flee' (§7.11" in out
+    cited = out.split("Rules cited:")[1]
+    assert "4.3 Morale Test Results" in cited and "7.11 Morale of Wagon Trains" in cited
+
+
+def test_forum_question_in_the_players_words(capsys):
+    code, out, err = run(capsys, "explain", BFS, "order_after_morale_test(tabor)",
+                         "--state", FORUM, "--roll", "d10=8", "--lang", "en")
+    assert code == 0, err
+    assert "Ruling: the Unit keeps its Order" in out
+    code, out, err = run(capsys, "explain", BFS, "order_after_morale_test(tabor)",
+                         "--state", FORUM, "--roll", "d10=8", "--lang", "de")
+    assert code == 0, err
+    assert "die Einheit behält ihre Order" in out       # the German label of OrderKept
+    assert "Wagenzüge werden nie disorganisiert" in out
+
+
+def test_first_answer_variant_loses_the_order(capsys):
+    code, out, err = run(capsys, "explain", FIRST_ANSWER, "order_after_morale_test(tabor)",
+                         "--state", FORUM, "--roll", "d10=8")
+    assert code == 0, err
+    assert "Ruling: OrderLost" in out
+    assert "never Disorganized" not in out
+    assert "it is Disorganized (u = tabor) is yes (§4.3 Morale Test Results)" in out
+
+
+def test_failed_by_3_one_crew_point_of_the_owners_choice(capsys):
+    code, out, err = run(capsys, "explain", BFS, "morale_test_result(tabor)",
+                         "--state", FORUM, "--roll", "d10=8", "--choice", "crew_point=w2")
+    assert code == 0, err
+    effects = out.split("Effects on the game state, in order:")[1].split("Rules cited:")[0]
+    assert [x.strip() for x in effects.strip().splitlines()] == ["- w2.crew: 3 → 2"]
+    assert "the players chose crew_point = w2 (from: w1, w2, w3)" in out
+
+
+def test_failed_by_5_two_points_divided_as_the_owner_chooses(capsys):
+    code, out, err = run(capsys, "explain", BFS, "morale_test_result(tabor)",
+                         "--state", FORUM, "--roll", "d10=10",
+                         "--choice", "crew_point=w1", "--choice", "second_crew_point=w3")
+    assert code == 0, err
+    assert "failed by 5" in out
+    effects = out.split("Effects on the game state, in order:")[1].split("Rules cited:")[0]
+    assert [x.strip() for x in effects.strip().splitlines()] == ["- w1.crew: 3 → 2",
+                                                                 "- w3.crew: 2 → 1"]
+
+
+def test_failed_by_5_both_points_to_one_wagon(capsys):
+    code, out, err = run(capsys, "ask", BFS, "morale_test_result(tabor)", "--state", FORUM,
+                         "--roll", "d10=10", "--choice", "crew_point=w1",
+                         "--choice", "second_crew_point=w1")
+    assert code == 0, err
+    assert "w1.crew: 3 → 2" in out and "w1.crew: 2 → 1" in out
+
+
+def test_a_choice_is_never_defaulted(capsys):
+    code, out, err = run(capsys, "ask", BFS, "morale_test_result(tabor)", "--state", FORUM,
+                         "--roll", "d10=8")
+    assert code == 1
+    assert "error[E612]: this needs the players' choice 'crew_point' (one of: w1, w2, w3)" in err
+
+
+def test_a_lost_close_combat_makes_the_train_test_morale_instead_of_withdrawing(capsys):
+    code, out, err = run(capsys, "explain", BFS, "after_lost_combat(tabor)", "--state", FORUM,
+                         "--roll", "d10=7", "--choice", "crew_point=w3")
+    assert code == 0, err
+    assert ("exception 'a Wagon Train does not Withdraw as a result of a lost Close Combat: "
+            "instead it makes a Morale test by the above procedure' (§7.11") in out
+    assert "withdrawn" not in out.split("Effects on the game state")[1]
+    assert "w3.crew: 2 → 1" in out
+    code, out, err = run(capsys, "ask", BFS, "after_lost_combat(foot)", "--state", FORUM)
+    assert "foot.withdrawn: no → yes" in out
+
+
+def test_odds_of_the_crew_loss(capsys):
+    code, out, err = run(capsys, "odds", BFS, "crew_points_lost(tabor)", "--state", FORUM,
+                         "--json")
+    assert code == 0, err
+    got = {o["outcome"]: o["fraction"] for o in json.loads(out)["outcomes"]}
+    assert got == {"0": "1/2", "1": "2/5", "2": "1/10"}
+
+
+# ------------------------------------------------------------------ other acceptance cases
+def test_cavalry_case_4_explained(capsys):
+    code, out, err = run(capsys, "explain", BFS, "combat_outcome(charge)", "--state", CAVALRY)
+    assert code == 0, err
+    assert "Ruling: DefenderWins" in out
+    assert "charging Units treat wagons as an Obstacle: as a result cavalry lose the Impetus bonus" in out
+    assert "Bases counted for numerical strength (c = charge, side = Defender) is 4" in out
+    assert "applied +1: defending an Obstacle" in out and "applied +1: Terrain Granting Advantage" in out
+
+
+def test_the_ammunition_explosion_explained(capsys):
+    code, out, err = run(capsys, "explain", BFS, "take_ammunition(musketeers, powder)",
+                         "--state", AMMUNITION, "--roll", "d10=10,8")
+    assert code == 0, err
+    assert "applied +2: all units, artillery included" in out
+    assert "powder is removed" in out and "musketeers.strength: 6 → 5" in out
+    code, out, err = run(capsys, "odds", BFS, "explodes(musketeers)", "--state", AMMUNITION,
+                         "--json")
+    got = {o["outcome"]: o["fraction"] for o in json.loads(out)["outcomes"]}
+    assert got == {"yes": "3/100", "no": "97/100"}   # a 0 (1/10), then 8-10 against 7 (3/10)
+
+
+# ------------------------------------------------------------------ diff of the house rule
+def test_diff_of_the_house_rule_lists_the_changed_rule_and_the_odds(capsys):
+    code, out, err = run(capsys, "diff", BFS, FAILED_BY_FOUR)
+    assert code == 0, err
+    assert re.search(r"^  replaced +heavy_crew_loss +\(§7\.11", out, re.M), out
+    assert "crew_points_lost(tabor)" in out
+    assert re.search(r"^ +1 +2/5 → 3/10 ", out, re.M), out
+    assert re.search(r"^ +2 +1/10 → 1/5 ", out, re.M), out
+
+    code, out, err = run(capsys, "diff", BFS, FAILED_BY_FOUR, "--json")
+    d = json.loads(out)
+    replaced = [c for c in d["changes"] if c["kind"] == "replaced"]
+    assert [c["target"] for c in replaced] == ["heavy_crew_loss"]
+    assert "failed_by >= 5" in replaced[0]["before"] and "failed_by >= 4" in replaced[0]["after"]
+    crew = next(o for o in d["odds"] if o["question"] == "crew_points_lost(tabor)")
+    assert crew["before"] == {"0": "1/2", "1": "2/5", "2": "1/10"}
+    assert crew["after"] == {"0": "1/2", "1": "3/10", "2": "1/5"}
+    changed = {e["example"] for e in d["examples"]}
+    assert any(name.startswith("7.11 failed by 4") for name in changed)
+
+
+def test_diff_of_the_first_answer_drops_the_wagon_exception(capsys):
+    code, out, err = run(capsys, "diff", BFS, FIRST_ANSWER, "--json")
+    assert code == 0, err
+    d = json.loads(out)
+    assert ("dropped", "wagons_never_disorganized") in {(c["kind"], c["target"]) for c in d["changes"]}
+    order = next(o for o in d["odds"] if o["question"] == "order_after_morale_test(tabor)")
+    assert order["before"] == {"OrderKept": "1/1"}
+    assert order["after"] == {"OrderKept": "1/2", "OrderLost": "1/2"}
+
+
+# ------------------------------------------------------------------ bad variants are located
+def variant(tmp_path, name, body):
+    path = tmp_path / name
+    base = (BFS / "rulebook.drill").as_posix()
+    path.write_text(f'variant "{name}" of "{base}"\n\n{body}', encoding="utf-8")
+    return path
+
+
+def test_a_variant_naming_a_missing_rule_is_located(tmp_path, capsys):
+    path = variant(tmp_path, "zz-missing.drill", "drop wagons_never_disorganised\n")
+    code, out, err = run(capsys, "check", path)
+    assert code == 1
+    assert "zz-missing.drill:3:6: error[E902]: the base rulebook has no rule" in err
+    assert "did you mean 'wagons_never_disorganized'" in err
+
+
+def test_two_variants_patching_the_rule_differently_clash(tmp_path, capsys):
+    path = variant(tmp_path, "zz-by-three.drill",
+                   "replace heavy_crew_loss with\n"
+                   "  exception heavy_crew_loss to crew_points_lost\n"
+                   "    when is_wagon_train(u) and morale_test(u).failed_by >= 3\n"
+                   "    = 2\n")
+    code, out, err = run(capsys, "check", FAILED_BY_FOUR, "--variant", path)
+    assert code == 1
+    assert "zz-by-three.drill:3:1: error[E903]: clash: two variants patch 'heavy_crew_loss'" in err
+    assert "failed-by-four.drill:7:1: note: the other patch" in err
