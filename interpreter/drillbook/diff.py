@@ -44,7 +44,9 @@ def semantic_diff(variant) -> dict:
             seen.add(key)
             before = _odds(base, ex, text)
             after = _odds(variant, twin, text)
-            if before != after:
+            shown = (text, tuple(sorted(before.items())), tuple(sorted(after.items())))
+            if before != after and shown not in seen:
+                seen.add(shown)        # the same question with the same odds is shown once
                 odds.append({"question": text, "example": ex.name, "section": _sec(ex),
                              "before": _fmt(before), "after": _fmt(after)})
     return {"variant": variant.model.title.text, "base": base.model.title.text,
