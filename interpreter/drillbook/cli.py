@@ -185,7 +185,8 @@ def cmd_check(args, argv) -> int:
         print(w.render(), file=sys.stderr)
     count = {k: len(m.of_kind(cls)) for k, cls in (
         ("rules", A.Define), ("exceptions", A.ExceptionDecl), ("tables", A.TableDecl),
-        ("modifier lists", A.ModifiersDecl), ("checks", A.CheckDecl))}
+        ("modifier lists", A.ModifiersDecl), ("checks", A.CheckDecl),
+        ("requirement lists", A.RequirementsDecl), ("procedures", A.ProcedureDecl))}
     print(f"ok: {m.title.text} — {len(m.sections)} sections, "
           + ", ".join(f"{n} {k}" for k, n in count.items())
           + f", {len(m.examples)} examples; {len(notes)} doubts and gaps"

@@ -247,6 +247,9 @@ class Dice:
                      f"one of: {', '.join(keys)}")
             self.made.append((name, want))
             return options[keys.index(want)]
+        if len(options) == 1:           # one option leaves nothing to choose
+            self.made.append((name, keys[0]))
+            return options[0]
         if self.path is not None:
             if self.step < len(self.path):
                 index = self.path[self.step]

@@ -233,6 +233,9 @@ def check_givens(checker, givens) -> dict:
                 checker.error(loc, "E705", f"a {g.type_name} has no field '{fname}'",
                               did_you_mean(fname, types))
                 continue
+            if fname in seen:
+                checker.error(loc, "E207", f"{g.name}.{fname} is given twice")
+                continue
             seen.add(fname)
             scope = Scope(None, entities=entities)
             checker.typer.expect(expr, scope, types[fname], f"{g.name}.{fname}")
@@ -296,6 +299,8 @@ def _in_dependency_order(givens):
     for g in givens:
         deps = set()
         for _, _, expr in g.fields:
+            if isinstance(expr, A.Name):
+                continue              # naming another given (other = b) reads none of its fields
             for node in A.walk(expr):
                 if isinstance(node, A.Name) and node.ref and node.ref[0] == "entity":
                     deps.add(node.ref[1])

@@ -1,0 +1,184 @@
+"""The review site in a real headless browser (Debian's chromium, driven by Playwright).
+
+The site of the Musket & Pike rulebook is rendered, loaded from file://, and must show no
+console error, the Order Change Table cell 0-5 in the Make Ready row, and navigate when a
+section link and a cross-reference are clicked.  Screenshots go to artifacts/.
+
+Needs the Python package ``playwright`` (its bundled driver only; no browser is ever
+downloaded) and the Debian package ``chromium``.  Without them the tests skip here, but
+fail under CI (CI=true), where .ci/run installs both.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from drillbook.evaluate import Rulebook
+from drillbook.render import render_site
+
+ROOT = Path(__file__).resolve().parent.parent
+MP = ROOT / "rulebooks" / "musket-and-pike"
+VARIANT = MP / "variants" / "harder-rally.drill"
+ARTIFACTS = ROOT / "artifacts"
+
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                 "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+
+
+def _chromium() -> str | None:
+    for candidate in (os.environ.get("DRILLBOOK_CHROMIUM"), "/usr/bin/chromium",
+                      shutil.which("chromium"), shutil.which("chromium-browser")):
+        if candidate and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def _missing(reason: str):
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{reason} — CI must install it (see .ci/run)", pytrace=False)
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _missing("the Python package 'playwright' is not installed (pip install playwright)")
+    executable = _chromium()
+    if executable is None:
+        _missing("Chromium is not installed (apt-get install chromium)")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS, timeout=60_000)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    out = tmp_path_factory.mktemp("browser") / "site"
+    base = Rulebook.open(str(MP)).model
+    variant = Rulebook.open(str(VARIANT)).model
+    render_site(base, str(out), variant_model=variant)
+    return out
+
+
+class Watched:
+    """A page whose console errors, uncaught exceptions and failed loads are recorded."""
+
+    def __init__(self, browser):
+        self.context = browser.new_context(viewport={"width": 1280, "height": 900})
+        self.page = self.context.new_page()
+        self.problems: list[str] = []
+        self.page.on("console", lambda m: self.problems.append(f"console {m.type}: {m.text}")
+                     if m.type in ("error", "warning") else None)
+        self.page.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
+        self.page.on("requestfailed",
+                     lambda r: self.problems.append(f"failed to load {r.url}: {r.failure}"))
+
+    def close(self):
+        self.context.close()
+
+
+@pytest.fixture
+def watched(browser):
+    w = Watched(browser)
+    yield w
+    w.close()
+
+
+def _url(path: Path, fragment: str = "") -> str:
+    return path.resolve().as_uri() + (f"#{fragment}" if fragment else "")
+
+
+def _in_viewport(page, selector: str) -> bool:
+    return page.eval_on_selector(selector, """el => {
+        const r = el.getBoundingClientRect();
+        return r.bottom > 0 && r.top < window.innerHeight && Math.abs(r.top) < 40;
+    }""")
+
+
+def test_index_loads_without_console_errors_and_leaves_a_screenshot(site, watched):
+    page = watched.page
+    page.goto(_url(site / "index.html"), wait_until="load")
+    assert page.title() == "Musket & Pike"
+    assert page.locator("h1").inner_text() == "Musket & Pike"
+    assert page.locator("a.toc-link").count() == 25
+    # the stylesheets were applied: the header bar is dark, code is highlighted
+    color = page.eval_on_selector("header.site", "el => getComputedStyle(el).backgroundColor")
+    assert color == "rgb(43, 58, 74)"
+    ARTIFACTS.mkdir(exist_ok=True)
+    shot = ARTIFACTS / "screenshot-index.png"
+    page.screenshot(path=str(shot), full_page=True)
+    assert shot.stat().st_size > 10_000
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert watched.problems == []
+
+
+def test_a_section_link_navigates_to_the_chart(site, watched):
+    page = watched.page
+    page.goto(_url(site / "index.html"), wait_until="load")
+    page.click('a.toc-link[href="orders.html#s-5.7"]')
+    page.wait_for_url("**/orders.html#s-5.7")
+    assert page.url.endswith("orders.html#s-5.7")
+    assert _in_viewport(page, '[id="s-5.7"]')
+    cell = page.locator('table.chart[data-table="order_change"] '
+                        'tr[data-row="MakeReady"] td[data-col="Charge"]')
+    assert cell.inner_text().strip() == "0-5"
+    row = page.locator('table.chart[data-table="order_change"] tr[data-row="MakeReady"]')
+    assert row.locator("th").inner_text().strip() == "Make Ready"
+    assert cell.is_visible()
+    # the chart is drawn as a table: the cell lies right of its row's key and below the header
+    key_box = row.locator("th").bounding_box()
+    cell_box = cell.bounding_box()
+    head_box = page.locator('table.chart[data-table="order_change"] thead').bounding_box()
+    assert cell_box["x"] > key_box["x"] and cell_box["y"] >= head_box["y"] + head_box["height"] - 1
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "screenshot-order-change.png"))
+    assert watched.problems == []
+
+
+def test_a_cross_reference_navigates_to_the_rule_it_names(site, watched):
+    page = watched.page
+    page.goto(_url(site / "rally.html", "d-may_rally"), wait_until="load")
+    assert _in_viewport(page, '[id="d-may_rally"]')
+    link = page.locator('[id="d-may_rally"] a.xref[title="order_allows"]').first
+    link.click()
+    page.wait_for_url("**/orders.html#d-order_allows")
+    assert _in_viewport(page, '[id="d-order_allows"]')
+    # within the page too
+    page.locator('[id="d-order_change_roll"] a.xref[title="order_change"]').first.click()
+    page.wait_for_url("**/orders.html#d-order_change")
+    assert _in_viewport(page, '[id="d-order_change"]')
+    assert watched.problems == []
+
+
+def test_the_redline_marks_the_changed_cell(site, watched):
+    page = watched.page
+    page.goto(_url(site / "redline.html"), wait_until="load")
+    cell = page.locator('.side.variant table.chart[data-table="order_change"] '
+                        'tr[data-row="Charge"] td[data-col="Rally"]')
+    assert "changed" in cell.get_attribute("class").split()
+    assert " ".join(cell.inner_text().split()) == "0-5 → 0-4"
+    decoration = cell.locator("del").evaluate("el => getComputedStyle(el).textDecorationLine")
+    assert "line-through" in decoration
+    base = page.locator(".side.base").first.bounding_box()
+    variant = page.locator(".side.variant").first.bounding_box()
+    assert variant["x"] > base["x"] + base["width"] / 2      # side by side
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "screenshot-redline.png"))
+    assert watched.problems == []
+
+
+def test_every_page_loads_without_errors(site, watched):
+    page = watched.page
+    for html in sorted(site.glob("*.html")):
+        page.goto(_url(html), wait_until="load")
+        assert page.locator("main").count() == 1, html.name
+    assert watched.problems == []

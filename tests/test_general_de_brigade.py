@@ -1,0 +1,156 @@
+"""General de Brigade, charges 6.1-6.5 (issue 5): the rulebook checks clean, its examples
+pass, and the acceptance questions give the answers the printed rules give."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from drillbook.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+GDB = ROOT / "rulebooks" / "general-de-brigade"
+STATES = GDB / "states"
+DISORDERED = STATES / "disordered-battalion.yaml"
+CHARGE = STATES / "charge.yaml"
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_check_is_clean_without_warnings(capsys):
+    code, out, err = run(capsys, "check", GDB)
+    assert code == 0, err
+    assert out.startswith("ok: General de Brigade")
+    assert "warning" not in err and err == ""
+
+
+def test_at_least_30_examples_and_all_pass(capsys):
+    code, out, err = run(capsys, "test", GDB)
+    m = re.search(r"(\d+) passed, (\d+) failed", out)
+    assert m, out
+    assert code == 0 and m.group(2) == "0", out
+    assert int(m.group(1)) >= 30
+
+
+def test_disordered_battalion_20_cm_away_lists_both_restrictions_with_sections(capsys):
+    code, out, err = run(capsys, "explain", GDB, "may_charge(bn_4e, tomsk, Charge)",
+                         "--state", DISORDERED)
+    assert code == 0, err
+    ruling = next(line for line in out.splitlines() if line.startswith("Ruling:"))
+    assert ruling.startswith("Ruling: no:")
+    assert "§6.1.1 Command Radius" in ruling and "15 cm" in ruling
+    assert "§6.1.2 Formed" in ruling
+    assert ruling.count("§") == 2
+    assert "VIOLATED: §6.1.1" in out and "VIOLATED: §6.1.2" in out
+    assert "Dice:" not in out          # the optional rule is off by default: nothing rolled
+
+
+def test_ask_lists_both_violations(capsys):
+    code, out, err = run(capsys, "ask", GDB, "may_charge(bn_4e, tomsk, Charge)",
+                         "--state", DISORDERED)
+    assert code == 0, err
+    assert out.startswith("refused: §6.1.1 ") and "; §6.1.2 " in out
+
+
+def test_optional_rule_attack_order_and_a_4_lifts_the_radius(capsys):
+    args = ("--state", DISORDERED, "--option", "OptionalCommandRoll", "--roll", "d6=4")
+    # the disordered battalion: the radius no longer refuses, its disorder still does
+    code, out, err = run(capsys, "ask", GDB, "may_charge(bn_4e, tomsk, Charge)", *args)
+    assert code == 0, err
+    assert out.strip().startswith("refused: §6.1.2 ") and "§6.1.1" not in out
+    # the formed battalion in the same place, same order, same roll: allowed
+    code, out, err = run(capsys, "ask", GDB, "may_charge(bn_46e, tomsk, Charge)", *args)
+    assert code == 0, err
+    assert out.strip() == "allowed"
+    code, out, err = run(capsys, "explain", GDB, "command_roll(bn_46e, tomsk)", *args)
+    assert "rolled 4, modifier +1, total 5; needed 5 or more: passed" in out
+    assert "applied +1: the unit had an Attack order" in out
+
+
+def test_optional_rule_off_a_4_changes_nothing(capsys):
+    code, out, err = run(capsys, "ask", GDB, "may_charge(bn_46e, tomsk, Charge)",
+                         "--state", DISORDERED, "--roll", "d6=4")
+    assert code == 0, err
+    assert out.strip().startswith("refused: §6.1.1 ")
+
+
+def test_optional_rule_needs_the_attack_order_for_a_4(capsys):
+    code, out, err = run(capsys, "ask", GDB, "command_roll(bn_46e, tomsk)", "--state",
+                         DISORDERED, "--option", "OptionalCommandRoll", "--roll", "d6=3")
+    assert out.strip() == "failed by 1"
+
+
+RUN = ("run", GDB, "charge_sequence(fr_18e, tomsk)", "--state", CHARGE,
+       "--option", "OptionalCommandRoll")
+
+
+def test_run_with_given_dice_prints_the_log_step_by_step(capsys):
+    code, out, err = run(capsys, *RUN, "--roll", "d6=4", "--choice", "reaction=Stand",
+                         "--choice", "charger_result=Pass", "--choice", "defender_result=Waver")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0].startswith("Procedure: charge_sequence(fr_18e, tomsk)  (§6.5")
+    steps = [line.strip() for line in lines if re.match(r"  \d+\. ", line)]
+    expected = ["1. (1) the phasing player declares",
+                "2. (2) then the non-phasing player declares his: skipped",
+                "3. stop if the charge may not be declared",
+                "4. (3) 6.1.9", "5. (3) the charged unit chooses its reaction",
+                "6. step 1: the chargers move half", "7. step 2: the defenders fire",
+                "8. step 3: other units fire", "9. step 4: the chargers test their morale",
+                "10. step 4: the result of the chargers' test",
+                "11. 6.1.8", "12. stop if the chargers failed",
+                "13. step 5: the defenders or counter-chargers test",
+                "14. step 5: the result of the defenders' test",
+                "15. the chargers close to contact"]
+    assert len(steps) == len(expected)
+    for got, want in zip(steps, expected):
+        assert got.startswith(want), (got, want)
+    for change in ("fr_18e.charging: none → tomsk", "tomsk.reaction: none → Stand",
+                   "tomsk.fired: no → yes", "fr_18e.supporting_fire: 0 → 1",
+                   "fr_18e.test_result: none → Pass", "tomsk.morale: Steady → Wavering",
+                   "tomsk.disordered: no → yes", "fr_18e.in_contact: no → yes"):
+        assert f"→ {change}" in out, change
+    assert "d6 rolled 4" in out
+    assert "Dice: d6 = 4 (given)" in out
+    assert "the players chose charger_result = Pass" in out
+    # the log runs in order: the chargers test before the defenders
+    assert out.index("fr_18e.test_result") < out.index("tomsk.test_result")
+
+
+def test_run_a_failed_test_stops_before_the_defenders(capsys):
+    code, out, err = run(capsys, *RUN, "--roll", "d6=5", "--choice", "reaction=Counter",
+                         "--choice", "charger_result=Retreat")
+    assert code == 0, err
+    assert "→ fr_18e.morale: Steady → Retreating" in out
+    assert "→ fr_2e.disordered: no → yes" in out
+    assert "→ tomsk.charging: none → fr_18e" in out
+    assert "the procedure stops here" in out
+    assert "tomsk.test_result" not in out
+
+
+def test_same_seed_gives_the_same_log(capsys):
+    first = run(capsys, *RUN, "--seed", "6")
+    second = run(capsys, *RUN, "--seed", "6")
+    assert first[0] == 0 and second[0] == 0, first[2]
+    assert first[1] == second[1]
+    assert "(drawn)" in first[1] and "Procedure: charge_sequence" in first[1]
+
+
+def test_different_seeds_can_give_different_logs(capsys):
+    logs = {run(capsys, *RUN, "--seed", str(s))[1] for s in range(1, 8)}
+    assert len(logs) > 1
+
+
+def test_odds_of_contact_follow_the_optional_roll(capsys):
+    code, out, err = run(capsys, "odds", GDB,
+                         "after charge_sequence(fr_18e, tomsk): fr_18e.in_contact",
+                         "--state", CHARGE, "--option", "OptionalCommandRoll",
+                         "--choice", "reaction=Stand", "--choice", "charger_result=Pass",
+                         "--choice", "defender_result=Pass", "--json")
+    assert code == 0, err
+    import json
+    outcomes = {o["outcome"]: o["fraction"] for o in json.loads(out)["outcomes"]}
+    assert outcomes == {"yes": "1/2", "no": "1/2"}
