@@ -19,7 +19,7 @@ LARK = ROOT / "grammar" / "drillbook.lark"
 TEXTMATE = ROOT / "editor-support" / "vscode" / "syntaxes" / "drillbook.tmLanguage.json"
 
 # A group of plain words in a TextMate regex: \b(?:and|not|or)\b or \b(section)
-_WORD_GROUP = re.compile(r"\\b\((?:\?:)?([A-Za-z]+(?:\|[A-Za-z]+)*)\)")
+_WORD_GROUP = re.compile(r"\\b\((?:\?:)?([A-Za-z_]+(?:\|[A-Za-z_]+)*)\)")
 
 
 def _rules(node):

@@ -107,6 +107,24 @@ class Query(Expr):
 
 
 @dataclass(eq=False)
+class Each(Expr):
+    """``EXPR for x in LIST if COND`` or ``EXPR for i from A to B if COND`` — an argument
+    of sum/first/every/some."""
+    element: Expr
+    var: str
+    low: Expr | None       # a range low..high ...
+    high: Expr | None
+    items: Expr | None     # ... or a list
+    cond: Expr | None
+
+
+@dataclass(eq=False)
+class Index(Expr):
+    subject: Expr
+    index: Expr
+
+
+@dataclass(eq=False)
 class Unary(Expr):
     op: str            # - + not
     operand: Expr
@@ -190,7 +208,7 @@ class RemoveEffect(Expr):
 @dataclass
 class TypeRef:
     loc: Loc
-    kind: str          # named | optional | range | list
+    kind: str          # named | optional | range | list | union
     name: str | None = None
     low: int | None = None
     high: int | None = None
@@ -500,6 +518,13 @@ def to_source(e, prec: int = 0) -> str:
         return f"{e.name}({', '.join(to_source(a) for a in e.args)})"
     if isinstance(e, Query):
         return f"{e.type_name} {e.var} where {to_source(e.cond)}"
+    if isinstance(e, Each):
+        src = (f"from {to_source(e.low, 5)} to {to_source(e.high, 5)}" if e.items is None
+               else f"in {to_source(e.items)}")
+        cond = f" if {to_source(e.cond)}" if e.cond is not None else ""
+        return f"{to_source(e.element)} for {e.var} {src}{cond}"
+    if isinstance(e, Index):
+        return f"{to_source(e.subject, 9)}[{to_source(e.index)}]"
     if isinstance(e, Unary):
         text = f"not {to_source(e.operand, 3)}" if e.op == "not" else f"-{to_source(e.operand, 7)}"
         return _paren(text, 3 if e.op == "not" else 7, prec)

@@ -163,9 +163,10 @@ def cmd_check(args, argv) -> int:
     if args.json:
         try:
             rb = _open(args.path, argv, args.variant)
-        except DrillError as e:
+        except DrillError as e:          # JSON on stdout, the located errors on stderr
             print(json.dumps({"ok": False, "errors": [d.as_json() for d in e.diagnostics]},
                              ensure_ascii=False, indent=2))
+            print(e.render(), file=sys.stderr)
             return 2 if all(d.loc.path == CMDLINE for d in e.diagnostics) else 1
     else:
         rb = _open(args.path, argv, args.variant)

@@ -26,7 +26,7 @@ __all__ = ["DrillbookLexer", "KEYWORDS", "DECLARATIONS", "OPERATOR_WORDS", "CONS
 #: Every reserved word of grammar/drillbook.lark (the quoted alphabetic strings).
 KEYWORDS = frozenset("""
     add after and at capped change check choose clamped combine default define die doubt
-    drop edition else enum example exception expect faces false from gap given if in is
+    drop edition else enum example exception expect faces false for from gap given if in is
     languages least list marker modifiers most none not note nothing of option or
     procedure record remove replace require requirements roll rulebook scale section set
     source step stop switch table then to true use variant when where with within
@@ -45,7 +45,8 @@ OPERATOR_WORDS = frozenset(["and", "or", "not"])
 CONSTANTS = frozenset(["true", "false", "none", "nothing"])
 
 #: The built-in functions of the checker (drillbook/check/exprs.py); not reserved words.
-BUILTINS = ("next", "prev", "min", "max", "abs", "count", "exists", "violates")
+BUILTINS = ("next", "prev", "min", "max", "abs", "count", "exists", "violates", "the", "len",
+            "sum", "first", "every", "some", "marked", "hex_distance", "hex_adjacent")
 
 #: Plain keywords: everything else the grammar reserves.
 OTHER_KEYWORDS = KEYWORDS - DECLARATIONS - OPERATOR_WORDS - CONSTANTS

@@ -285,6 +285,8 @@ def state_from_givens(program, givens) -> State:
             if lim and isinstance(v, int) and not isinstance(v, bool) and not (
                     lim[0] <= v <= lim[1]):
                 fail(expr.loc, "E708", f"{g.name}.{fname} is {v}, outside {lim[0]}..{lim[1]}")
+            if isinstance(v, tuple):
+                v = tuple(x.id if isinstance(x, Entity) else x for x in v)
             entities[g.name].fields[fname] = v.id if isinstance(v, Entity) else v
     return state
 

@@ -11,7 +11,9 @@ from .model import Model
 from .types import (ANY, BOOL, BUILTIN_TYPES, CHECK, CHECK_FIELDS, EFFECTS, INT, NONE, RANGE,
                     RANGE_FIELDS, TEXT, VERDICT_FIELDS, Ty, assignable, join, strip)
 
-BUILTINS = ("next", "prev", "min", "max", "abs", "count", "exists", "violates")
+BUILTINS = ("next", "prev", "min", "max", "abs", "count", "exists", "violates", "the", "len",
+            "sum", "first", "every", "some", "marked", "hex_distance", "hex_adjacent")
+EACH = ("sum", "first", "every", "some")
 CALLABLE = (A.Define, A.TableDecl, A.ModifiersDecl, A.CheckDecl, A.RequirementsDecl,
             A.ProcedureDecl)
 
@@ -59,6 +61,11 @@ class Typer:
                 return self.error(t.loc, "E302", f"the range {t.low}..{t.high} is empty")
             return INT
         inner = self._named(t.name, t.loc)
+        if t.kind == "union":
+            if inner.kind not in ("enum", "any"):
+                return self.error(t.loc, "E318", f"in 'Int or {t.name}', {t.name} must be an enum "
+                                  "of the printed words (like P for prohibited)")
+            return Ty("union", t.name)
         if t.kind == "optional":
             return Ty("opt", inner=inner)
         if t.kind == "list":
@@ -186,16 +193,45 @@ class Typer:
 
     def _builtin(self, e, scope):
         n, args = e.name, e.args
-        if n in ("count", "exists"):
+        if n in ("count", "exists", "the"):
             if len(args) != 1 or not isinstance(args[0], A.Query):
                 return self.error(e.loc, "E306", f"write {n}(Type x where condition)")
             self.expr(args[0], scope)
+            if n == "the":
+                return Ty("opt", inner=Ty("record", args[0].type_name))
             return INT if n == "count" else BOOL
+        if n in EACH:
+            if len(args) != 1 or not isinstance(args[0], A.Each):
+                return self.error(e.loc, "E306", f"write {n}(value for x in list) or "
+                                  f"{n}(value for i from 1 to n), with 'if condition' if needed")
+            t = self.expr(args[0], scope)
+            if n == "sum":
+                self._want(args[0].element, t, INT)
+                return INT
+            if n == "first":
+                return t if t.kind in ("opt", "any") else Ty("opt", inner=t)
+            self._want(args[0].element, t, BOOL)
+            return BOOL
+        if n == "marked":
+            return self._marked(e, scope)
+        if any(isinstance(a, A.Each) for a in args):
+            return self.error(e.loc, "E306", f"'{n}' does not take 'for ... in ...'")
         if n == "violates":
             return self._violates(e, scope)
         if any(isinstance(a, A.Query) for a in args):
             return self.error(e.loc, "E306", f"'{n}' does not take a 'where' query")
         types = [self.expr(a, scope) for a in args]
+        if n == "len":
+            if len(args) != 1 or strip(types[0]).kind not in ("list", "any"):
+                return self.error(e.loc, "E306", "len() counts the items of a list")
+            return INT
+        if n in ("hex_distance", "hex_adjacent"):
+            if len(args) != 4:
+                return self.error(e.loc, "E305", f"{n} takes the axial coordinates of two hexes: "
+                                  f"{n}(q1, r1, q2, r2)")
+            for a, t in zip(args, types):
+                self._want(a, t, INT)
+            return INT if n == "hex_distance" else BOOL
         if n in ("next", "prev"):
             if len(args) not in (1, 2):
                 return self.error(e.loc, "E305", f"{n} takes a level and an optional count")
@@ -241,6 +277,57 @@ class Typer:
                               did_you_mean(e.args[1].name, items))
         e.args[1].ref = ("requirement", item.name)
         return BOOL
+
+    def _marked(self, e, scope):
+        if len(e.args) != 2 or not isinstance(e.args[1], A.Name):
+            return self.error(e.loc, "E306", "write marked(table(keys), marker_name) or "
+                              "marked(chart(key).column, marker_name)")
+        what, mark = e.args
+        call, column = what, None
+        if isinstance(what, A.FieldOf):
+            call, column = what.subject, what.name
+        d = self.model.decls.get(call.name) if isinstance(call, A.Call) else None
+        if not isinstance(d, A.TableDecl):
+            return self.error(what.loc, "E306", "marked() asks about a cell of a table: "
+                              "marked(table(keys), marker) or marked(chart(key).column, marker)")
+        self.expr(what, scope)
+        marker = next((m for m in self.model.markers.values() if m.name == mark.name), None)
+        if marker is None:
+            names = [m.name for m in self.model.markers.values()]
+            return self.error(mark.loc, "E202", f"unknown footnote marker '{mark.name}'",
+                              did_you_mean(mark.name, names) or "declare it: marker * name \"...\"")
+        e.ref = ("builtin", "marked", call.name, column, marker.mark)
+        return BOOL
+
+    def _Each(self, e, scope):
+        if e.items is not None:
+            t = strip(self.expr(e.items, scope))
+            if t.kind not in ("list", "any"):
+                return self.error(e.items.loc, "E306", f"'for {e.var} in' takes a list, not {t}")
+            var_type = t.inner if t.kind == "list" else ANY
+        else:
+            self.expect(e.low, scope, INT, "the start of 'from ... to'")
+            self.expect(e.high, scope, INT, "the end of 'from ... to'")
+            var_type = INT
+        saved = scope.names.get(e.var)
+        e.ref = scope.bind(e.var, var_type)
+        if e.cond is not None:
+            self.expect(e.cond, scope, BOOL, "an 'if' condition")
+        t = self.expr(e.element, scope)
+        if saved is None:
+            del scope.names[e.var]
+        else:
+            scope.names[e.var] = saved
+        return t
+
+    def _Index(self, e, scope):
+        t = strip(self.expr(e.subject, scope))
+        self.expect(e.index, scope, INT, "a list's index")
+        if t.kind == "any":
+            return ANY
+        if t.kind != "list":
+            return self.error(e.loc, "E306", f"only a list can be indexed, not {t}")
+        return t.inner
 
     def _After(self, e, scope):
         self.expect(e.effects, scope, EFFECTS, "what 'after' applies")

@@ -109,6 +109,19 @@ class TableChecker:
                 return ("never",)
         if t == TEXT and cell.kind == "text":
             return ("text", cell.value)
+        if t.kind == "union":
+            if cell.kind == "int":
+                return ("int", cell.value)
+            if cell.kind == "name":
+                return self.value(cell, Ty("enum", t.name), where)
+        if t.kind == "record" and cell.kind in ("pair", "int"):
+            fields = self.model.record_types.get(t.name, {})
+            if len(fields) == 2 and all(f == INT for f in fields.values()):
+                a, b = cell.value if cell.kind == "pair" else (cell.value, cell.value)
+                return ("pair", t.name, a, b)
+            self.error(cell.loc, "E408", f"{where}: a pair like -1/+1 fills a record of two "
+                       f"numbers; {t.name} is not one")
+            return ("na",)
         if t == BOOL and cell.kind == "name" and cell.value in YES_WORDS:
             return ("bool", YES_WORDS[cell.value])
         if t.kind == "enum" and cell.kind == "name":
@@ -122,7 +135,8 @@ class TableChecker:
         if t.kind == "any":
             return ("na",)
         hint = {"range": "write a range like 0-5, a number, No (nothing succeeds) or —",
-                "int": "write a number like 2 or -1, or —"}.get(t.kind)
+                "int": "write a number like 2 or -1, or —",
+                "union": f"write a number or one of the words of {t.name}, or —"}.get(t.kind)
         self.error(cell.loc, "E408", f"{where}: this cell must be {t}", hint)
         return ("na",)
 

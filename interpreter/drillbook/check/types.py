@@ -17,6 +17,8 @@ class Ty:
             return f"{self.inner}?"
         if self.kind == "list":
             return f"list of {self.inner}"
+        if self.kind == "union":
+            return f"Int or {self.name}"
         return {"int": "Int", "bool": "Bool", "text": "Text", "range": "Range",
                 "effects": "Effects", "check": "Check", "verdict": "Verdict", "none": "none",
                 "any": "?"}[self.kind]
@@ -58,6 +60,11 @@ def assignable(value: Ty, target: Ty) -> bool:
         return assignable(value.inner, target)
     if value.kind == "list" and target.kind == "list":
         return assignable(value.inner, target.inner)
+    if target.kind == "union":          # Int or Words: a number or one of the words
+        return value.kind == "int" or (value.kind in ("enum", "union") and
+                                        value.name == target.name)
+    if value.kind == "union":           # used as a number: a word there stops, located
+        return target.kind == "int"
     if target.kind == "effects" and value.kind == "list":
         return value.inner.kind in ("effects", "any")
     return value.kind == target.kind and value.name == target.name
@@ -75,4 +82,9 @@ def join(a: Ty, b: Ty) -> Ty | None:
         return a if a.kind == "opt" else Ty("opt", inner=a)
     if strip(a) == strip(b):
         return a if a.kind == "opt" else b
+    sa, sb = strip(a), strip(b)
+    for u, other in ((sa, sb), (sb, sa)):
+        if u.kind == "union" and (other.kind == "int" or (other.kind == "enum" and
+                                                           other.name == u.name)):
+            return u
     return None

@@ -29,6 +29,7 @@ class Program:
         for name, enum in model.of_kind(A.EnumDecl).items():
             self.levels[name] = [Level(name, m.name, i, m.label) for i, m in enumerate(enum.members)]
         self.refs: dict[str, _Ref] = {}
+        self.cell_marks: dict[str, dict] = {}     # table -> {(key, column): markers}
         self.exprs = ExprCompiler(self)
         self.callables: dict[str, object] = {}
         for name, d in model.decls.items():
@@ -58,6 +59,10 @@ class Program:
             a0, a1 = arg_fns
             return lambda ctx, s: ref.fn(ctx, [a0(ctx, s), a1(ctx, s)])
         return lambda ctx, s: ref.fn(ctx, [a(ctx, s) for a in arg_fns])
+
+    def cell_marks_of(self, table: str) -> dict:
+        """The footnote markers of a table's cells, filled in when the table is compiled."""
+        return self.cell_marks.setdefault(table, {})
 
     def compile_expr(self, e: A.Expr):
         return self.exprs.expr(e)
@@ -230,12 +235,16 @@ class Program:
     def _table(self, t: A.TableDecl):
         lay = self.model.tables[t.name]
         cells: dict = {}
+        marks = self.cell_marks.setdefault(t.name, {})
         for keys, key_cell, values in lay.rows:
             for col_keys, cell, parsed in values:
                 v = self._cell_value(parsed)
                 for rk in keys:
                     for ck in col_keys:
                         cells[(rk, ck)] = (v, cell, key_cell)
+                        marks[(self._level_key(lay, 0, rk),
+                               ck if lay.shape == "chart" else self._level_key(lay, 1, ck))] = \
+                            frozenset(cell.markers) | frozenset(key_cell.markers)
         if lay.shape == "chart":
             rec = lay.result.name
             rows = {}
@@ -284,6 +293,11 @@ class Program:
             return Range(parsed[1], parsed[2])
         if kind == "member":
             return self.levels[parsed[1]][parsed[2]]
+        if kind == "pair":
+            rec = self.model.decls[parsed[1]]
+            first, second = (f.name for f in rec.fields)
+            return Entity(parsed[1], f"{parsed[2]}/{parsed[3]}",
+                          {first: parsed[2], second: parsed[3]})
         return parsed[1]          # int, text, bool
 
     # ------------------------------------------------------------ modifiers

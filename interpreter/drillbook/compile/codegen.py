@@ -90,6 +90,53 @@ def _after(ctx, s, effects, then):
     return then(sub, fresh)
 
 
+def _num(value, loc):
+    if value is None:
+        _none(loc, "a number")
+    if not isinstance(value, int):
+        fail(loc, "E613", f"this is {show(value)}, not a number",
+             "compare it first: if x == P then ... else ...")
+    return value
+
+
+def _the(found, loc, type_name):
+    if len(found) > 1:
+        fail(loc, "E614", f"the(...) found {len(found)} {type_name}s: "
+             + ", ".join(e.id for e in found[:5]), "make the condition pick exactly one")
+    return found[0] if found else None
+
+
+def _at(items, i, loc):
+    if items is None or i is None:
+        _none(loc, "the list or its index")
+    if not 0 <= i < len(items):
+        fail(loc, "E615", f"index {i} is outside the list (it has {len(items)} items, 0.."
+             f"{len(items) - 1})")
+    return items[i]
+
+
+def _hex_distance(q1, r1, q2, r2):
+    dq, dr = q1 - q2, r1 - r2
+    return (abs(dq) + abs(dr) + abs(dq + dr)) // 2
+
+
+def _marked(marks, key, column, mark):
+    return mark in marks.get((key, column), ())
+
+
+def _deref(ctx, value):
+    """A record field holds the id of an entity of the state, or (in a chart) the record."""
+    if value is None or isinstance(value, Entity):
+        return value
+    return ctx.state.entities.get(value)
+
+
+def _fld(ent, name, loc, what):
+    if ent is None:
+        _none(loc, what)
+    return ent.fields[name]
+
+
 def _id(ent, loc, what):
     if ent is None:
         _none(loc, what)
@@ -142,6 +189,7 @@ class _Gen:
         self.p = program
         self.consts: dict[str, object] = {}
         self.temps = 0
+        self.plain = 0        # > 0 while generating a comprehension's source: no := there
 
     def k(self, value) -> str:
         name = f"k{len(self.consts)}"
@@ -156,8 +204,11 @@ class _Gen:
         return getattr(self, "_" + type(e).__name__)(e)
 
     def val(self, e, what="a number") -> str:
-        """``e`` where a value is needed: an optional one that is none stops, located."""
+        """``e`` where a value is needed: an optional one that is none stops, located; so
+        does a printed word (P, OT...) where a number is needed."""
         code = self.gen(e)
+        if e.type is not None and strip(e.type).kind == "union":
+            return f"_num({code}, {self.k(e.loc)})"
         if e.type is not None and e.type.kind in ("opt", "any", "none"):
             return f"_req({code}, {self.k(e.loc)}, {self.k(what)})"
         return code
@@ -207,14 +258,19 @@ class _Gen:
         if kind == "range":
             attr = {"low": "low", "high": "high", "empty": "empty"}[e.name]
             return f"({sub}).{attr}"
-        t = self.tmp()
         what = self.k(f"'{_text(e.subject)}'")
-        plain = (f"({t}.fields[{self.k(e.name)}] if ({t} := {sub}) is not None "
-                 f"else _none({self.k(e.loc)}, {what}))")
-        if strip(e.type).kind != "record":
+        ftype = strip(e.type)
+        if self.plain or ftype.kind == "list":
+            plain = f"_fld({sub}, {self.k(e.name)}, {self.k(e.loc)}, {what})"
+        else:
+            t = self.tmp()
+            plain = (f"({t}.fields[{self.k(e.name)}] if ({t} := {sub}) is not None "
+                     f"else _none({self.k(e.loc)}, {what}))")
+        if ftype.kind == "list" and ftype.inner.kind == "record":
+            return f"tuple(ctx.state.entities.get(_i) for _i in {plain})"
+        if ftype.kind != "record":
             return plain
-        i = self.tmp()
-        return f"(None if ({i} := {plain}) is None else ctx.state.entities.get({i}))"
+        return f"_deref(ctx, {plain})"
 
     # ------------------------------------------------------------ calls
     def _Call(self, e):
@@ -226,6 +282,58 @@ class _Gen:
     def _query(self, q: A.Query):
         return (f"for _e in _ents(ctx, {self.k(q.type_name)}) "
                 f"if _bind(s, {int(q.ref)}, _e) and ({self.gen(q.cond)})")
+
+    def _builtin_the(self, e):
+        q = e.args[0]
+        return f"_the([_e {self._query(q)}], {self.k(e.loc)}, {self.k(q.type_name)})"
+
+    def _builtin_len(self, e):
+        return f"len({self.val(e.args[0], 'the list')})"
+
+    def _builtin_hex_distance(self, e):
+        return f"_hex_distance({', '.join(self.val(a) for a in e.args)})"
+
+    def _builtin_hex_adjacent(self, e):
+        return f"(_hex_distance({', '.join(self.val(a) for a in e.args)}) == 1)"
+
+    def _builtin_marked(self, e):
+        _, _, table, column, mark = e.ref
+        what = e.args[0]
+        call = what.subject if isinstance(what, A.FieldOf) else what
+        key0 = self.gen(call.args[0])
+        key1 = self.k(column) if column is not None else (
+            self.gen(call.args[1]) if len(call.args) > 1 else "None")
+        return (f"_marked({self.k(self.p.cell_marks_of(table))}, {key0}, {key1}, "
+                f"{self.k(mark)})")
+
+    def _each(self, each: A.Each) -> str:
+        slot = int(each.ref)
+        self.plain += 1
+        if each.items is None:
+            source = f"range({self.val(each.low)}, {self.val(each.high)} + 1)"
+        else:
+            source = self.val(each.items, "the list")
+        self.plain -= 1
+        cond = f" if ({self.gen(each.cond)})" if each.cond is not None else ""
+        return f"({self.gen(each.element)}) for s[{slot}] in {source}{cond}"
+
+    def _builtin_sum(self, e):
+        return f"sum({self._each(e.args[0])})"
+
+    def _builtin_first(self, e):
+        return f"next(({self._each(e.args[0])}), None)"
+
+    def _builtin_every(self, e):
+        return f"all({self._each(e.args[0])})"
+
+    def _builtin_some(self, e):
+        return f"any({self._each(e.args[0])})"
+
+    def _Index(self, e):
+        return f"_at({self.gen(e.subject)}, {self.val(e.index)}, {self.k(e.loc)})"
+
+    def _Each(self, e):
+        raise AssertionError("a 'for' is only an argument of sum/first/every/some")
 
     def _builtin_count(self, e):
         return f"sum(1 {self._query(e.args[0])})"
@@ -322,9 +430,12 @@ class _Gen:
 
     def _SetEffect(self, e):
         value = self.gen(e.value)
-        if strip(e.target.type).kind == "record":
+        target = strip(e.target.type)
+        if target.kind == "record":
             t = self.tmp()
             value = f"(None if ({t} := {value}) is None else {t}.id)"
+        elif target.kind == "list" and target.inner.kind == "record":
+            value = f"tuple(_x.id for _x in {value})"
         return (f"(_Effect('set', {self._target(e.target)}, {self.k(e.target.name)}, {value}, "
                 f"{self.k(e.loc)}),)")
 

@@ -172,6 +172,13 @@ class Builder(Transformer_NonRecursive):
     def list_type(self, meta, name):
         return A.TypeRef(self.loc(meta), "list", str(name))
 
+    @v_args(meta=True, inline=True)
+    def union_type(self, meta, first, second):
+        if str(first) != "Int":
+            fail(self.tloc(first), "E106", "a column that mixes numbers and printed words is "
+                 "written 'Int or Words' (Int first)", f"write Int or {second}")
+        return A.TypeRef(self.loc(meta), "union", str(second))
+
     def _annotate(self, decl, annotations):
         decl.annotations = list(annotations or [])
         return decl
@@ -578,6 +585,23 @@ class Builder(Transformer_NonRecursive):
     @v_args(meta=True, inline=True)
     def call(self, meta, name, *args):
         return self._deep(A.Call(self.tloc(name), str(name), [a for a in args if a is not None]))
+
+    @v_args(meta=True, inline=True)
+    def each(self, meta, element, var, source, cond):
+        low, high, items = source
+        return self._deep(A.Each(self.loc(meta), element, str(var), low, high, items, cond))
+
+    @v_args(inline=True)
+    def each_range(self, low, high):
+        return (low, high, None)
+
+    @v_args(inline=True)
+    def each_list(self, items):
+        return (None, None, items)
+
+    @v_args(meta=True, inline=True)
+    def index(self, meta, subject, i):
+        return self._deep(A.Index(self.loc(meta), subject, i))
 
     @v_args(meta=True, inline=True)
     def query(self, meta, type_name, var, cond):
