@@ -236,7 +236,7 @@ class _Highlighter:
 def _link_names(line_html: str, site: _Site, page: str, own: str | None, state: dict) -> str:
     """Names of declarations become links to them (the declaration's own name stays)."""
     def repl(m):
-        cls, name = m.group(1), html.unescape(m.group(2))
+        name = html.unescape(m.group(2))
         if own is not None and name == own and not state.get("own_seen"):
             state["own_seen"] = True
             return m.group(0)

@@ -406,14 +406,7 @@ def _facts(cond):
     return {}
 
 
-def _path(e) -> str:
-    if isinstance(e, A.Name):
-        return e.name
-    if isinstance(e, A.FieldOf):
-        return _path(e.subject) + "." + e.name
-    if isinstance(e, A.Call):
-        return e.name + "(" + ",".join(_path(a) for a in e.args) + ")"
-    return f"<{id(e)}>"
+_path = A.to_source         # two conditions speak of the same thing when they read alike
 
 
 def disjoint(a, b) -> bool:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from .. import ast as A
 from ..errors import Diagnostic, did_you_mean
 from .model import Model
-from .types import (ANY, BOOL, BUILTIN_TYPES, CHECK, CHECK_FIELDS, EFFECTS, INT, NONE, RANGE,
+from .types import (ANY, BOOL, BUILTIN_TYPES, CHECK_FIELDS, EFFECTS, INT, NONE, RANGE,
                     RANGE_FIELDS, TEXT, VERDICT_FIELDS, Ty, assignable, join, strip)
 
 BUILTINS = ("next", "prev", "min", "max", "abs", "count", "exists", "violates", "the", "len",

@@ -448,11 +448,4 @@ class _Gen:
                 f"{self.k('what remove takes')}), None, None, {self.k(e.loc)}),)")
 
 
-def _text(e) -> str:
-    if isinstance(e, A.Name):
-        return e.name
-    if isinstance(e, A.FieldOf):
-        return _text(e.subject) + "." + e.name
-    if isinstance(e, A.Call):
-        return e.name + "(...)"
-    return show(getattr(e, "value", "…"))
+_text = A.to_source         # how an expression is quoted in an error message
