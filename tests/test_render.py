@@ -12,6 +12,7 @@ import pytest
 
 from drillbook import ast as A
 from drillbook import render
+from drillbook.render import pages as _pages  # noqa: F401  (render.pages is patched below)
 from drillbook.errors import DrillError
 from drillbook.evaluate import Rulebook
 from drillbook.render import SITE_MARKER, render_site
@@ -466,7 +467,7 @@ def test_an_error_while_rendering_leaves_the_old_site_intact(mp, tmp_path, monke
 
     def broken(*args, **kwargs):
         raise RuntimeError("boom while rendering")
-    monkeypatch.setattr(render, "_index", broken)
+    monkeypatch.setattr(render.pages, "_index", broken)
     with pytest.raises(RuntimeError):
         render_site(mp, str(out), lang="ru")
     assert _listing(out) == before
@@ -496,7 +497,7 @@ def test_an_error_while_writing_leaves_the_old_site_intact(mp, tmp_path, monkeyp
 
 
 def test_an_error_into_a_new_folder_writes_nothing(mp, tmp_path, monkeypatch):
-    monkeypatch.setattr(render, "_index", lambda *a, **k: (_ for _ in ()).throw(
+    monkeypatch.setattr(render.pages, "_index", lambda *a, **k: (_ for _ in ()).throw(
         RuntimeError("boom")))
     with pytest.raises(RuntimeError):
         render_site(mp, str(tmp_path / "out"))

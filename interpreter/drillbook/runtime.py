@@ -194,20 +194,27 @@ def choice_key(v) -> str:
 class Dice:
     """Where the inputs of a question come from — die rolls and players' choices: given
     first, then drawn from a seed, or enumerated, or else a located error asking for them."""
-    __slots__ = ("given", "used", "rng", "path", "step", "read", "where", "chosen", "picks",
-                 "made")
+    # What most questions leave as it is; set on the instance only when given.
+    rng = None                       # a seeded random generator, to draw what is not given
+    path = None                      # faces and choices chosen so far, when enumerating
+    step = 0
+    where = None
+    chosen = {}                      # choice name -> keys in order (never changed here)
 
     def __init__(self, given=None, seed=None, path=None, where: Loc | None = None, chosen=None):
         self.given = given or {}         # die -> faces in order; never changed here
         self.used = {}                   # die -> how many of its given faces were read
-        self.chosen = chosen or {}       # choice name -> keys in order
-        self.picks = {}
+        self.picks = {}                  # choice name -> how many of its given keys were used
         self.made = []                   # [(choice name, key)] in order
-        self.rng = random.Random(seed) if seed is not None else None
-        self.path = path            # a list of faces for enumeration, else None
-        self.step = 0
-        self.read = []              # [(die, face, how)] in order
-        self.where = where
+        self.read = []                   # [(die, face, how)] in order
+        if chosen:
+            self.chosen = chosen
+        if seed is not None:
+            self.rng = random.Random(seed)
+        if path is not None:
+            self.path = path
+        if where is not None:
+            self.where = where
 
     def roll(self, die: str, low: int, high: int, loc: Loc) -> int:
         queue = self.given.get(die)
@@ -278,7 +285,8 @@ class Trace:
 
 class Ctx:
     """Everything an evaluation reads: the state, the dice, the options, and the trace."""
-    __slots__ = ("state", "dice", "options", "trace", "stack", "rolled")
+    trace = None                  # the root of the trace, when asked for
+    stack = None
 
     def __init__(self, state: State, dice: Dice, options: frozenset, trace: bool = False):
         self.rolled = {}          # (rule, args) -> value, for rules that read dice
@@ -288,8 +296,6 @@ class Ctx:
         if trace:
             self.trace = Trace("root", "")
             self.stack = [self.trace]
-        else:
-            self.trace = self.stack = None
 
     def enter(self, node: Trace):
         self.stack[-1].children.append(node)
