@@ -132,10 +132,37 @@ class State:
     entities: dict
     by_type: dict
     bounds: dict = field(default_factory=dict)     # (type, field) -> (low, high)
+    indexes: dict = field(default_factory=dict, compare=False, repr=False)
 
     def of_type(self, name: str):
         ents = self.entities
         return [ents[i] for i in self.by_type.get(name, ())]
+
+    def lookup(self, type_name: str, field_name: str, value) -> tuple:
+        """The entities of a type whose field holds ``value`` (an entity is looked up by its
+        id), in file order.  The index is built once per state: states never change."""
+        key = (type_name, field_name)
+        index = self.indexes.get(key)
+        if index is None:
+            index = {}
+            for ident in self.by_type.get(type_name, ()):
+                ent = self.entities[ident]
+                v = ent.fields.get(field_name)
+                if isinstance(v, list):
+                    continue
+                index.setdefault(v, []).append(ent)
+            index = self.indexes[key] = {k: tuple(v) for k, v in index.items()}
+        if isinstance(value, Entity):
+            value = value.id
+        return index.get(value, ())
+
+    def position(self, type_name: str) -> dict:
+        """Where each entity of a type stands in file order (to merge index lookups)."""
+        key = ("#order", type_name)
+        order = self.indexes.get(key)
+        if order is None:
+            order = self.indexes[key] = {i: n for n, i in enumerate(self.by_type.get(type_name, ()))}
+        return order
 
     def apply(self, effects) -> tuple["State", list]:
         """Apply effects in order; return the new state and a log of what changed."""

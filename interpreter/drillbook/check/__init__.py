@@ -56,17 +56,22 @@ class Checker:
         self.examples()
 
     def dice_readers(self):
-        """Which rules may read a die, directly or through what they call."""
-        m, calls = self.m, self.typer.calls
-        readers = set(self.typer.rollers) | set(m.of_kind(A.CheckDecl))
+        """Which rules may read a die (or a choice), and which search the state or a list,
+        directly or through what they call."""
+        m = self.m
+        m.rolls_dice = self.callers_of(set(self.typer.rollers) | set(m.of_kind(A.CheckDecl)))
+        m.searching = self.callers_of(set(self.typer.searchers))
+
+    def callers_of(self, names: set) -> set:
+        found, calls = set(names), self.typer.calls
         changed = True
         while changed:
             changed = False
             for owner, callees in calls.items():
-                if owner not in readers and callees & readers:
-                    readers.add(owner)
+                if owner not in found and callees & found:
+                    found.add(owner)
                     changed = True
-        m.rolls_dice = readers
+        return found
 
     # ------------------------------------------------------------ names
     def declare(self):

@@ -42,6 +42,7 @@ class Typer:
         self.errors = errors
         self.calls: dict[str, set[str]] = {}     # owner -> names it calls (for cycles)
         self.rollers: set[str] = set()            # owners that read a die themselves
+        self.searchers: set[str] = set()          # owners that search the state or a list
 
     # ------------------------------------------------------------ reporting
     def error(self, loc, code, message, hint=None) -> Ty:
@@ -300,6 +301,8 @@ class Typer:
         return BOOL
 
     def _Each(self, e, scope):
+        if scope.owner:
+            self.searchers.add(scope.owner)
         if e.items is not None:
             t = strip(self.expr(e.items, scope))
             if t.kind not in ("list", "any"):
@@ -338,6 +341,8 @@ class Typer:
             self.error(e.loc, "E301", f"expected {want}, but this is {got}")
 
     def _Query(self, e, scope):
+        if scope.owner:
+            self.searchers.add(scope.owner)
         d = self.model.decls.get(e.type_name)
         if not isinstance(d, A.RecordDecl):
             return self.error(e.loc, "E201", f"'{e.type_name}' is not a record type",

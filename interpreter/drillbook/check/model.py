@@ -42,6 +42,7 @@ class Model:
     returns: dict = field(default_factory=dict)      # rule/table/check/modifiers name -> Ty
     frame_size: dict = field(default_factory=dict)   # rule name -> number of local slots
     rolls_dice: set = field(default_factory=set)     # rules, checks... that may read a die
+    searching: set = field(default_factory=set)      # rules that search the state or a list
     base: "Model | None" = None                      # for a variant: the model it patches
     patches: list = field(default_factory=list)      # for a variant: what it changed
     own_files: set = field(default_factory=set)      # for a variant: its own files

@@ -39,7 +39,7 @@ class Program:
                      A.ProcedureDecl: self._procedure}.get(type(d))
             if build is not None and (not isinstance(d, A.TableDecl) or name in model.tables):
                 fn = build(d)
-                if name in model.rolls_dice:
+                if name in model.rolls_dice or name in model.searching:
                     fn = _once_per_question(name, fn)
                 self.callables[name] = fn
                 self._ref(name).fn = fn
@@ -425,7 +425,8 @@ class Program:
 
 def _once_per_question(name, fn):
     """A rule that reads dice gives one result per question for the same arguments:
-    asking ``morale_check(u)`` twice reads the die once (rules are pure)."""
+    asking ``morale_check(u)`` twice reads the die once (rules are pure).  A rule that
+    searches the state is remembered the same way, so that asking it again costs nothing."""
     missing = object()
 
     def once(ctx, args):

@@ -34,6 +34,19 @@ def _ents(ctx, type_name):
     return [ents[i] for i in ctx.state.by_type.get(type_name, ())]
 
 
+def _candidates(ctx, type_name, lookups):
+    """The entities a query need look at: those an index finds for each of its keys."""
+    state = ctx.state
+    if len(lookups) == 1:
+        return state.lookup(type_name, *lookups[0])
+    found = {}
+    for field_name, value in lookups:
+        for ent in state.lookup(type_name, field_name, value):
+            found[ent.id] = ent
+    order = state.position(type_name)
+    return sorted(found.values(), key=lambda ent: order[ent.id])
+
+
 def _bind(s, slot, value):
     s[slot] = value
     return True
@@ -280,7 +293,13 @@ class _Gen:
         return f"{self.k(self.p._ref(e.ref[1]))}.fn(ctx, [{args}])"
 
     def _query(self, q: A.Query):
-        return (f"for _e in _ents(ctx, {self.k(q.type_name)}) "
+        keys = _index_keys(q)
+        if keys is None:
+            source = f"_ents(ctx, {self.k(q.type_name)})"
+        else:
+            pairs = ", ".join(f"({self.k(f)}, {self.gen(v)})" for f, v in keys)
+            source = f"_candidates(ctx, {self.k(q.type_name)}, ({pairs},))"
+        return (f"for _e in {source} "
                 f"if _bind(s, {int(q.ref)}, _e) and ({self.gen(q.cond)})")
 
     def _builtin_the(self, e):
@@ -449,3 +468,44 @@ class _Gen:
 
 
 _text = A.to_source         # how an expression is quoted in an error message
+
+
+def _index_keys(q: A.Query):
+    """For ``T x where (x.f == v and ...) or (x.g == w and ...)``: [(f, v), (g, w)], the
+    field values an index can look up instead of scanning every T (the condition is still
+    checked on what the index finds); None when some alternative has no such equality."""
+    alternatives, stack = [], [q.cond]
+    while stack:
+        e = stack.pop()
+        if isinstance(e, A.Binary) and e.op == "or":
+            stack += [e.right, e.left]
+        else:
+            alternatives.append(e)
+    keys = []
+    for alt in alternatives:
+        key = _equality(alt, q.var)
+        if key is None:
+            return None
+        keys.append(key)
+    return keys
+
+
+def _equality(e, var):
+    parts, stack = [], [e]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, A.Binary) and x.op == "and":
+            stack += [x.right, x.left]
+        else:
+            parts.append(x)
+    for part in parts:
+        if not (isinstance(part, A.Binary) and part.op == "=="):
+            continue
+        for mine, other in ((part.left, part.right), (part.right, part.left)):
+            if (isinstance(mine, A.FieldOf) and isinstance(mine.subject, A.Name)
+                    and mine.subject.name == var and mine.ref and mine.ref[0] == "record"
+                    and strip(mine.type).kind != "list"
+                    and not any(isinstance(n, A.Name) and n.name == var
+                                for n in A.walk(other))):
+                return mine.name, other
+    return None
