@@ -320,8 +320,8 @@ def test_table_row_with_too_few_cells(book):
     | Horse | 1     |
     | Guns  | 1     | 2    |
 """)
-    assert_located(book.run("check", rb), "E411", "this row has 1 cell(s) after its key; "
-                   "the header has 2 column(s)", path="rb.drill", line=16, col=5)
+    assert_located(book.run("check", rb), "E411", "row Horse of 't' has 1 cell(s) for 2 "
+                   "column(s) (Short, Long): a cell is missing", path="rb.drill", line=16, col=5)
 
 
 def test_table_unknown_marker(book):
@@ -335,7 +335,7 @@ def test_table_unknown_marker(book):
 """)
     d = assert_located(book.run("check", rb), "E407", "unknown footnote marker '‡'",
                        path="rb.drill", line=17, col=15)
-    assert 'declare it: marker ‡ name "what it means"' in "\n".join(d.rest)
+    assert 'declare it in the table\'s section: marker ‡ name "what it means"' in "\n".join(d.rest)
 
 
 def test_table_unknown_marker_on_a_key_cell(book):

@@ -229,7 +229,6 @@ def test_malformed_cell_is_located_at_its_row_and_column(capsys, tmp_path):
 # does not name them yet (E411 says "this row has 2 cell(s); the header has 3 column(s)";
 # a blank cell between bars is a bare E001 "unexpected '|'").  strict: these fail loudly
 # once the checker names them, and the marks are then to be removed.
-@pytest.mark.xfail(strict=True, reason="checker gap: E411 names neither the row key nor the missing column")
 def test_missing_cell_is_located_and_names_its_row_and_column(capsys, tmp_path):
     # the Woods row lost its cavalry cell: two cells for three columns
     errors, err = bad_chart(capsys, tmp_path, "    | Woods | 2* | Yes |")
@@ -238,7 +237,6 @@ def test_missing_cell_is_located_and_names_its_row_and_column(capsys, tmp_path):
     assert "Woods" in first["msg"] and "column" in first["msg"], err
 
 
-@pytest.mark.xfail(strict=True, reason="checker gap: a blank cell is E001 'unexpected |', naming no row or column")
 def test_blank_cell_is_located_and_names_its_row_and_column(capsys, tmp_path):
     # the cavalry cell left blank between its bars
     errors, err = bad_chart(capsys, tmp_path, "    | Woods | 2* |     | Yes |")

@@ -92,9 +92,10 @@ class Checker:
                     m.examples.append(d)
                     continue
                 if isinstance(d, A.MarkerDecl):
-                    if d.mark in m.markers:
-                        self.twice(d, m.markers[d.mark], f"marker '{d.mark}'")
-                    m.markers[d.mark] = d
+                    same = [x for x in m.markers.get(d.mark, []) if x.section is sec]
+                    if same:
+                        self.twice(d, same[0], f"marker '{d.mark}' in section {sec.number}")
+                    m.markers.setdefault(d.mark, []).append(d)
                 if d.name in m.decls:
                     self.twice(d, m.decls[d.name], f"'{d.name}'")
                     continue

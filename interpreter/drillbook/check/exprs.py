@@ -292,11 +292,18 @@ class Typer:
             return self.error(what.loc, "E306", "marked() asks about a cell of a table: "
                               "marked(table(keys), marker) or marked(chart(key).column, marker)")
         self.expr(what, scope)
-        marker = next((m for m in self.model.markers.values() if m.name == mark.name), None)
-        if marker is None:
-            names = [m.name for m in self.model.markers.values()]
+        marker = self.model.decls.get(mark.name)
+        if not isinstance(marker, A.MarkerDecl):
+            names = [m.name for ms in self.model.markers.values() for m in ms]
             return self.error(mark.loc, "E202", f"unknown footnote marker '{mark.name}'",
                               did_you_mean(mark.name, names) or "declare it: marker * name \"...\"")
+        section = d.section.number if d.section is not None else None
+        meant = self.model.marker_for(marker.mark, section)
+        if meant is not marker:
+            return self.error(mark.loc, "E319", f"in table '{d.name}' (§{section}) the mark "
+                              f"'{marker.mark}' is not {marker.name}" + (
+                                  f": it means {meant.name}" if meant is not None else ""),
+                              "ask about a marker the table's own section declares")
         e.ref = ("builtin", "marked", call.name, column, marker.mark)
         return BOOL
 
@@ -394,7 +401,7 @@ class Typer:
 
     def _IsNone(self, e, scope):
         t = self.expr(e.value, scope)
-        if t.kind not in ("opt", "any", "none"):
+        if t.kind not in ("opt", "any", "none", "union"):   # a chart's word column may say —
             self.error(e.loc, "E309", f"this is a {t}, which is never none",
                        "only optional fields (Type?) can be none")
         return BOOL

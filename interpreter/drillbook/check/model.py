@@ -35,7 +35,7 @@ class Model:
     items_of: dict = field(default_factory=dict)     # requirements name -> [RequireDecl]
     root_of: dict = field(default_factory=dict)      # exception name -> Define
     tables: dict = field(default_factory=dict)       # name -> TableLayout
-    markers: dict = field(default_factory=dict)      # mark -> MarkerDecl
+    markers: dict = field(default_factory=dict)      # mark -> [MarkerDecl], one per section
     examples: list = field(default_factory=list)
     warnings: list = field(default_factory=list)     # [Diagnostic]
     record_types: dict = field(default_factory=dict)  # record name -> {field: Ty}
@@ -47,6 +47,18 @@ class Model:
     patches: list = field(default_factory=list)      # for a variant: what it changed
     own_files: set = field(default_factory=set)      # for a variant: its own files
     header_notes: list = field(default_factory=list)  # annotations of the rulebook header
+
+    def marker_for(self, mark: str, section: str | None):
+        """The declaration a footnote marker has in a section: the one declared in that
+        section or the nearest enclosing one (7.8.1, then 7.8, then 7), else the only one."""
+        decls = self.markers.get(mark, [])
+        by_section = {d.section.number: d for d in decls if d.section is not None}
+        number = section or ""
+        while number:
+            if number in by_section:
+                return by_section[number]
+            number = number.rpartition(".")[0]
+        return decls[0] if len(decls) == 1 else None
 
     def of_kind(self, cls):
         return {n: d for n, d in self.decls.items() if isinstance(d, cls)}

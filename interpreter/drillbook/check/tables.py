@@ -39,10 +39,14 @@ class TableChecker:
         return None
 
     def marks(self, cell: A.Cell, where: str):
+        section = self.table.section.number if self.table.section else None
         for mark in cell.markers:
-            if mark not in self.model.markers:
-                self.error(cell.loc, "E407", f"unknown footnote marker '{mark}' in {where}",
-                           f"declare it: marker {mark} name \"what it means\"")
+            if self.model.marker_for(mark, section) is None:
+                several = len(self.model.markers.get(mark, [])) > 1
+                self.error(cell.loc, "E407", f"unknown footnote marker '{mark}' in {where}" + (
+                    f": it is declared in several sections, none of them {section} or a "
+                    "section around it" if several else ""),
+                    f"declare it in the table's section: marker {mark} name \"what it means\"")
 
     def key_of(self, cell: A.Cell, dom, what: str):
         """The key values a key cell stands for (a member, a number, a range of numbers)."""
@@ -95,6 +99,10 @@ class TableChecker:
     def value(self, cell: A.Cell, want: Ty, where: str):
         """The checked value of a data cell: a tuple the compile stage turns into a value."""
         self.marks(cell, where)
+        if cell.kind == "empty":
+            self.error(cell.loc, "E416", f"{where} is empty",
+                       "write the printed value, or — for a cell that does not apply or was lost")
+            return ("na",)
         if cell.kind == "na":
             return ("na",)
         t = strip(want)
@@ -142,6 +150,7 @@ class TableChecker:
 
     # ------------------------------------------------------------ a whole table
     def layout(self, t: A.TableDecl) -> TableLayout | None:
+        self.table = t
         result = self.typer.type_ref(t.returns)
         if not t.rows:
             self.error(t.loc, "E409", f"table '{t.name}' has no rows")
@@ -180,9 +189,9 @@ class TableChecker:
             keys = self.key_of(key_cell, doms[0], f"row '{t.params[0].name}'")
             self.cover(seen_rows, keys, key_cell, "row")
             if len(cells) != len(columns):
-                self.error(row.loc, "E411", f"this row has {len(cells)} cell(s) after its key; "
-                           f"the header has {len(header.cells) - 1} column(s) after the key column",
-                           "a cell that does not apply is written —")
+                self._count(row, key_cell, cells, [c for c, _ in columns] if two else [], t)
+                rows.append((keys, key_cell, []))
+                continue
             values = []
             for (col, col_keys), cell in zip(columns, cells):
                 where = f"table '{t.name}' row {self.show(key_cell)}" + (
@@ -193,6 +202,23 @@ class TableChecker:
         has_na = any(v[2][0] == "na" for r in rows for v in r[2])
         out = Ty("opt", inner=result) if has_na and result.kind != "opt" else result
         return TableLayout(t, "2d" if two else "1d", doms, [c for c in columns], rows, out)
+
+    def _count(self, row, key_cell, cells, columns, t):
+        """A row whose cells do not match the header: say which row, and which columns."""
+        names = [self.show(c) for c in columns]
+        want = len(names) if names else 1
+        if len(cells) < want:
+            what = (f"row {self.show(key_cell)} of '{t.name}' has {len(cells)} cell(s) for "
+                    f"{want} column(s)" + (f" ({', '.join(names)})" if names else "")
+                    + ": a cell is missing")
+            hint = ("each cell stands between two |; a cell that does not apply or was lost "
+                    "is written —, so the cells after it stay in their columns")
+        else:
+            what = (f"row {self.show(key_cell)} of '{t.name}' has {len(cells)} cell(s) for "
+                    f"{want} column(s)" + (f" ({', '.join(names)})" if names else "")
+                    + ": there are cells beyond the last column")
+            hint = "remove the extra cells, or add their column to the header row"
+        self.error(row.loc, "E411", what, hint)
 
     def _chart(self, t, result, dom, header, body):
         rec = strip(result).name
@@ -216,8 +242,9 @@ class TableChecker:
             keys = self.key_of(key_cell, dom, f"row '{t.params[0].name}'")
             self.cover(seen, keys, key_cell, "row")
             if len(cells) != len(columns):
-                self.error(row.loc, "E411", f"this row has {len(cells)} cell(s); the header has "
-                           f"{len(columns)} column(s)")
+                self._count(row, key_cell, cells, header.cells[1:], t)
+                rows.append((keys, key_cell, []))
+                continue
             values = []
             for col, cell in zip(columns, cells):
                 if col is None:

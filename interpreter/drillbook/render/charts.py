@@ -53,11 +53,15 @@ def cell_text(cell: A.Cell, model=None, lang=None, sources: _Sources | None = No
     return _cell_value(cell, model, lang, sources or _Sources()) + "".join(cell.markers)
 
 
-def _cell_html(cell: A.Cell, model, lang, sources, field_labels=None) -> str:
+def _marker(model, mark, section):
+    return model.marker_for(mark, section) if hasattr(model, "marker_for") else None
+
+
+def _cell_html(cell: A.Cell, model, lang, sources, field_labels=None, section=None) -> str:
     text = _esc(_cell_value(cell, model, lang, sources, field_labels))
     marks = ""
     for mark in cell.markers:
-        decl = getattr(model, "markers", {}).get(mark)
+        decl = _marker(model, mark, section)
         title = f' title="{_esc(decl.label.show(decl.name, lang))}"' if decl else ""
         marks += f'<sup class="marker"{title}>{_esc(mark)}</sup>'
     return text + marks
@@ -78,6 +82,7 @@ def chart_html(decl: A.TableDecl, model, lang: str | None = None, sources: _Sour
     cell as it was before: such cells get the class ``changed`` and show before → after."""
     sources = sources or _Sources()
     changed = changed or {}
+    section = decl.section.number if decl.section is not None else None
     field_labels = None
     rec = getattr(model, "decls", {}).get(getattr(decl.returns, "name", None) or "")
     if isinstance(rec, A.RecordDecl):
@@ -97,13 +102,13 @@ def chart_html(decl: A.TableDecl, model, lang: str | None = None, sources: _Sour
             for c, cell in enumerate(row.cells):
                 cls = "corner" if cell.kind == "corner" else "col-key"
                 out.append(f'<th scope="col" class="{cls}" data-col="{_esc(_key_attr(cell))}">'
-                           f"{_cell_html(cell, model, lang, sources, field_labels)}</th>")
+                           f"{_cell_html(cell, model, lang, sources, field_labels, section)}</th>")
             out.append("</tr></thead><tbody>")
             continue
         key = row.cells[0] if row.cells else None
         out.append(f'<tr data-row="{_esc(_key_attr(key) if key else "")}">')
         for c, cell in enumerate(row.cells):
-            body = _cell_html(cell, model, lang, sources)
+            body = _cell_html(cell, model, lang, sources, section=section)
             classes = ["na"] if cell.kind == "na" else []
             if (r, c) in changed:
                 classes.append("changed")
@@ -123,7 +128,7 @@ def chart_html(decl: A.TableDecl, model, lang: str | None = None, sources: _Sour
         out.append(f'<dl class="legend"><dt class="legend-title">{_esc(_ui_word(lang, "legend"))}'
                    "</dt>")
         for mark in used_marks:
-            decl_m = getattr(model, "markers", {}).get(mark)
+            decl_m = _marker(model, mark, section)
             text = decl_m.label.show(decl_m.name, lang) if decl_m else ""
             out.append(f'<dt><sup class="marker">{_esc(mark)}</sup></dt><dd>{_esc(text)}</dd>')
         out.append("</dl>")

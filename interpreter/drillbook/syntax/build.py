@@ -8,7 +8,7 @@ from lark import Token, v_args
 from lark.visitors import Transformer_NonRecursive
 
 from .. import ast as A
-from ..errors import Loc, fail
+from ..errors import Loc, fail, source_line
 
 
 def _unquote(tok: Token) -> str:
@@ -375,7 +375,18 @@ class Builder(Transformer_NonRecursive):
 
     @v_args(meta=True, inline=True)
     def row(self, meta, *cells):
-        return A.Row(self.loc(meta), list(cells))
+        loc = self.loc(meta)
+        return A.Row(loc, [c if c is not None else A.Cell(self._between_bars(loc, i), "empty",
+                                                         None, [])
+                           for i, c in enumerate(cells)])
+
+    @staticmethod
+    def _between_bars(row: Loc, index: int) -> Loc:
+        """Where the index-th cell of a row stands: just after its opening |."""
+        line = source_line(row.path, row.line) or ""
+        bars = [n for n, ch in enumerate(line) if ch == "|"]
+        col = bars[index] + 2 if index < len(bars) else row.col
+        return Loc(row.path, row.line, col, row.line, col + 1)
 
     @v_args(meta=True, inline=True)
     def cell(self, meta, value, *marks):
