@@ -83,8 +83,10 @@ def test_explain_heavy_infantry_into_woods_across_a_hedge(capsys):
     assert "MP to enter the hex across the hexside (c = HeavyInfantry, t = Woods, s = Hedge) is 3" in out
     assert "formation hits for entering the hex across the hexside (c = HeavyInfantry, t = Woods, s = Hedge) is 2" in out
     # both rows of the chart are cited, by their lines
-    assert f"at Woods the chart gives hex_chart[Woods] (line {row_line('Woods')})" in out
-    assert f"at Hedge the chart gives hexside_chart[Hedge] (line {row_line('Hedge')})" in out
+    assert (f"at Woods the chart gives hi 2*, cav 4*, li —, los Yes, fire -1/+1§, melee -1 "
+            f"(line {row_line('Woods')})") in out
+    assert (f"at Hedge the chart gives hi 1*, cav 1*, li 1, los Yes, fire -1, melee -1 "
+            f"(line {row_line('Hedge')})") in out
     assert "MP to enter the hex (c = HeavyInfantry, t = Woods) is 2" in out
     assert "MP added for crossing the hexside (c = HeavyInfantry, s = Hedge) is 1" in out
     assert "Rules cited: 7.8.1 Entering a Hex; 7.8 Terrain Effects Chart" in out

@@ -7,7 +7,12 @@ from __future__ import annotations
 from fractions import Fraction
 
 from . import ast as A
+from contextvars import ContextVar
+
 from .phrases import say
+
+# the rule answers a ruling has already given, so that a repeated one is said once
+_SAID: ContextVar[set] = ContextVar("drillbook_said", default=set())
 from .runtime import CheckResult, Entity, Level, Range, Trace, show
 
 
@@ -53,6 +58,7 @@ def _decls(node):
 
 # ------------------------------------------------------------------ prose
 def ruling(answer, lang=None) -> str:
+    _SAID.set(set())
     v = answer.value
     lines = [say(lang, "question", q=answer.question), say(lang, "ruling", v=_verdict(v, lang))]
     if answer.dice:
@@ -115,6 +121,8 @@ def _node(node: Trace, depth: int, lang) -> list:
         cell = node.detail["cell"]
         keys = ", ".join(show(k, lang) for k in node.detail["keys"])
         shown = say(lang, "not_applicable") if node.value is None else show(node.value, lang)
+        if "row" in node.detail:
+            shown = node.detail["row"]
         return [f"{pad}- {label(node.decl, lang)} ({cite(node.decl, lang)}): "
                 + say(lang, "chart_gives", keys=keys, v=shown, line=cell.loc.line)]
     if kind == "modifiers":
@@ -163,6 +171,11 @@ def _node(node: Trace, depth: int, lang) -> list:
     if kind == "rule":
         decided = node.detail.get("decided_by")
         args = ", ".join(f"{k} = {show(a, lang)}" for k, a in node.detail.get("args", {}).items())
+        said = (node.name, args, show(node.value, lang))
+        if said in _SAID.get():
+            return [f"{pad}- {label(node.decl, lang)}" + (f" ({args})" if args else "") + " "
+                    + say(lang, "is", v=show(node.value, lang)) + " " + say(lang, "as_above")]
+        _SAID.get().add(said)
         head = f"{pad}- {label(node.decl, lang)}" + (f" ({args})" if args else "") + \
             " " + say(lang, "is", v=show(node.value, lang))
         if decided is not None and decided is not node.decl:
@@ -203,6 +216,7 @@ def _step(node: Trace, n: int, depth: int, lang) -> list:
 
 def event_log(answer, lang=None) -> str:
     """A procedure's run as an event log: each step, the dice it read, what changed."""
+    _SAID.set(set())
     lines = [say(lang, "procedure", q=answer.question)]
     for node in answer.trace.children:
         if node.kind != "procedure":

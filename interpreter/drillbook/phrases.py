@@ -81,6 +81,7 @@ PHRASES = {
     "procedure": {"en": "Procedure: {q}", "ru": "Процедура: {q}", "de": "Ablauf: {q}"},
     "none_dice": {"en": "none", "ru": "нет", "de": "keine"},
     "yes": {"en": "yes", "ru": "да", "de": "ja"},
+    "as_above": {"en": "(as above)", "ru": "(см. выше)", "de": "(wie oben)"},
     "no": {"en": "no", "ru": "нет", "de": "nein"},
 }
 

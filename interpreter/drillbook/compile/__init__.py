@@ -250,9 +250,10 @@ class Program:
             rows = {}
             for keys, key_cell, values in lay.rows:
                 fields = {cols[0]: self._cell_value(parsed) for cols, _, parsed in values}
+                printed = ", ".join(f"{cols[0]} {_printed(cell)}" for cols, cell, _ in values)
                 for rk in keys:
                     rows[(rk, None)] = (Entity(rec, f"{t.name}[{self._show_key(rk)}]", fields),
-                                        key_cell, key_cell)
+                                        key_cell, printed)
             cells = rows
         two = lay.shape == "2d"
         name = t.name
@@ -267,8 +268,10 @@ class Program:
                 raise DrillError([Diagnostic(t.loc, "E608", f"table '{name}' has no cell for "
                                              f"{', '.join(show(a) for a in args)}")])
             if ctx.trace is not None:
-                ctx.stack[-1].children.append(Trace("table", name, t, hit[0], {
-                    "keys": list(args), "cell": hit[1]}))
+                detail = {"keys": list(args), "cell": hit[1]}
+                if isinstance(hit[2], str):
+                    detail["row"] = hit[2]
+                ctx.stack[-1].children.append(Trace("table", name, t, hit[0], detail))
             return hit[0]
         return lookup
 
@@ -421,6 +424,23 @@ class Program:
                 node.value = result
             return result
         return fast
+
+
+def _printed(cell) -> str:
+    """A cell as the chart prints it, footnote markers included."""
+    if cell.kind == "na":
+        text = "—"
+    elif cell.kind == "range":
+        text = f"{cell.value[0]}-{cell.value[1]}"
+    elif cell.kind == "pair":
+        text = "/".join(f"{v:+d}" for v in cell.value)
+    elif cell.kind == "text":
+        text = f'"{cell.value}"'
+    elif cell.kind == "int":
+        text = str(cell.value)
+    else:
+        text = str(cell.value)
+    return text + "".join(cell.markers)
 
 
 def _once_per_question(name, fn):
