@@ -2,14 +2,12 @@
 
     python docs/regenerate.py docs/walkthrough-*.md
 
-A command whose files are not in the repository (a scratch copy under /tmp) is left as it
-is.  Run from the repository root; the walkthroughs show paths relative to it.
+A command on a scratch copy under /tmp that is no longer there is left as it is.  Run from the repository root; the walkthroughs show paths relative to it.
 """
 from __future__ import annotations
 
 import os
 import re
-import shlex
 import subprocess
 import sys
 
@@ -17,9 +15,11 @@ FENCE = re.compile(r"^```")
 
 
 def run(command: str) -> str:
-    argv = shlex.split(command)[1:]          # after "drillbook"
-    done = subprocess.run([sys.executable, "-m", "drillbook", *argv], capture_output=True,
-                          text=True, env={**os.environ, "COLUMNS": "100"})
+    """Run the command as a reader would type it (pipes and && included), with the
+    drillbook of this checkout."""
+    bin_dir = os.path.dirname(sys.executable)
+    env = {**os.environ, "PATH": bin_dir + os.pathsep + os.environ.get("PATH", "")}
+    done = subprocess.run(["bash", "-c", command], capture_output=True, text=True, env=env)
     return (done.stdout + done.stderr).rstrip("\n")
 
 
@@ -37,7 +37,8 @@ def regenerate(path: str) -> bool:
             old.append(lines[i])
             i += 1
         command = line[2:]
-        if "/tmp/" in command or any(p.startswith("/tmp") for p in shlex.split(command)):
+        scratch = [w for w in command.split() if w.startswith("/tmp/")]
+        if scratch and not all(os.path.exists(w) for w in scratch):
             out.extend(old)
             continue
         new = run(command).split("\n")

@@ -123,7 +123,8 @@ def test_path_query_prohibited_hex(capsys):
     assert "VIOLATED: §7.8.7 Moving Along a Path: TEC: a unit may not enter a hex whose cell" in out
     assert out.count("VIOLATED") == 1
     assert "(c = Cavalry, t = RiverOrPond) is P" in out
-    assert f"at RiverOrPond the chart gives hex_chart[RiverOrPond] (line {row_line('RiverOrPond')})" in out
+    assert (f"at RiverOrPond the chart gives hi P, cav P, li P, los No, fire —, melee — "
+            f"(line {row_line('RiverOrPond')})") in out
 
 
 def test_path_query_guns_need_a_road(capsys):
