@@ -35,8 +35,11 @@ def _ents(ctx, type_name):
 
 
 def _candidates(ctx, type_name, lookups):
-    """The entities a query need look at: those an index finds for each of its keys."""
+    """The entities a query need look at: those an index finds for each of its keys (a
+    short list is read whole: building an index would cost more than it saves)."""
     state = ctx.state
+    if len(state.by_type.get(type_name, ())) <= 32:
+        return _ents(ctx, type_name)
     if len(lookups) == 1:
         return state.lookup(type_name, *lookups[0])
     found = {}
