@@ -7,18 +7,12 @@ the same text.  Prints ratios; asserts both sides agree on every state.
 """
 from __future__ import annotations
 
-import argparse
-import gc
 import random
-import sys
-import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "interpreter"))
+from common import ROOT, arguments, best_of, quiet_heap
 
-from drillbook.evaluate import Rulebook              # noqa: E402
-from drillbook.runtime import Ctx, Dice, Entity, State  # noqa: E402
+from drillbook.evaluate import Rulebook            
+from drillbook.runtime import Ctx, Dice, Entity, State
 
 BOOK = ROOT / "rulebooks" / "musket-and-pike"
 ORDERS = ["Charge", "MakeReady", "ReceiveCharge", "Rally"]
@@ -89,22 +83,8 @@ def to_state(rb, w):
     return State(ents, {k: tuple(v) for k, v in by_type.items()})
 
 
-# --------------------------------------------------------------- timing
-def best_of(repeats, fn):
-    times = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
-
-
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--n", type=int, default=100_000)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--repeats", type=int, default=3)
-    args = ap.parse_args()
+    args = arguments(100_000)
 
     rb = Rulebook.open(str(BOOK))
     check = rb.program.callables["order_change_roll"]
@@ -123,10 +103,7 @@ def main():
     def baseline():
         return [by_hand(w, d, r) for _, _, _, w, d, r in prepared]
 
-    # The rulebook, states and cases are built once: move them out of the garbage
-    # collector's way, for both sides alike, as a long-running host would.
-    gc.collect()
-    gc.freeze()
+    quiet_heap()
     expected = baseline()
     assert engine(False) == expected, "drillbook and the hand-written function disagree"
     assert engine(True) == expected

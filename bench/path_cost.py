@@ -6,18 +6,12 @@ same seeded maps and paths, in one process.  Prints the ratio; asserts both side
 """
 from __future__ import annotations
 
-import argparse
-import gc
 import random
-import sys
-import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "interpreter"))
+from common import ROOT, arguments, best_of, quiet_heap
 
-from drillbook.evaluate import Rulebook                    # noqa: E402
-from drillbook.runtime import Ctx, Dice, Entity, State     # noqa: E402
+from drillbook.evaluate import Rulebook                  
+from drillbook.runtime import Ctx, Dice, Entity, State   
 
 BOOK = ROOT / "rulebooks" / "musket-and-pike"
 SIZE, PATH_HEXES = 30, 20
@@ -105,21 +99,9 @@ def to_state(rb, hexes, sides, paths):
     return State(ents, {k: tuple(v) for k, v in by_type.items()})
 
 
-def best_of(repeats, fn):
-    times = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
-
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--n", type=int, default=10_000)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--repeats", type=int, default=3)
-    args = ap.parse_args()
+    args = arguments(10_000)
 
     rng = random.Random(args.seed)
     hexes, sides = make_map(rng)
@@ -137,8 +119,7 @@ def main():
     def baseline():
         return [by_hand(hexes, sides, paths[i]) for i in work]
 
-    gc.collect()
-    gc.freeze()               # the map and the compiled rulebook are built once, for both sides
+    quiet_heap()
     expected = baseline()
     assert engine() == expected, "drillbook and the hand-written function disagree"
     t_hand = best_of(args.repeats, baseline)
