@@ -48,18 +48,6 @@ class Program:
     def _ref(self, name) -> _Ref:
         return self.refs.setdefault(name, _Ref())
 
-    def call_site(self, name, arg_fns, loc):
-        ref = self._ref(name)
-        if not arg_fns:
-            return lambda ctx, s: ref.fn(ctx, [])
-        if len(arg_fns) == 1:
-            a0 = arg_fns[0]
-            return lambda ctx, s: ref.fn(ctx, [a0(ctx, s)])
-        if len(arg_fns) == 2:
-            a0, a1 = arg_fns
-            return lambda ctx, s: ref.fn(ctx, [a0(ctx, s), a1(ctx, s)])
-        return lambda ctx, s: ref.fn(ctx, [a(ctx, s) for a in arg_fns])
-
     def cell_marks_of(self, table: str) -> dict:
         """The footnote markers of a table's cells, filled in when the table is compiled."""
         return self.cell_marks.setdefault(table, {})
