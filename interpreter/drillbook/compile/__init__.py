@@ -1,4 +1,4 @@
-"""Compile stage: a checked ``Model`` → a ``Program`` of closures, built once, run many times.
+"""Compile stage: a checked ``Model`` → a ``Program`` of generated functions, built once, run many times.
 
 Rules with exceptions follow default logic: the exceptions of a rule are tried first; if
 exactly one gives a value it decides, if two do evaluation stops with a conflict naming
