@@ -386,14 +386,28 @@ class _Stop(Exception):
     pass
 
 
+_NONE, _SOME = "<none>", "<anything but none>"
+
+
+def _meet(a: set, b: set) -> set:
+    """The values both sets of facts allow (``_SOME`` stands for every value but none)."""
+    if a == {_SOME}:
+        return b - {_NONE}
+    if b == {_SOME}:
+        return a - {_NONE}
+    return a & b
+
+
 def _facts(cond):
-    """Equalities a condition insists on: {(subject text, field): {values}}; None = unknown."""
+    """What a condition insists on: {subject text: {values it may have}}."""
     if isinstance(cond, A.Binary) and cond.op == "and":
         out = {}
         for part in (_facts(cond.left), _facts(cond.right)):
             for k, v in part.items():
-                out[k] = out[k] & v if k in out else v
+                out[k] = _meet(out[k], v) if k in out else v
         return out
+    if isinstance(cond, A.IsNone):
+        return {_path(cond.value): {_SOME} if cond.negated else {_NONE}}
     if isinstance(cond, A.Binary) and cond.op == "==":
         for a, b in ((cond.left, cond.right), (cond.right, cond.left)):
             if isinstance(b, A.Name) and b.ref and b.ref[0] == "member":
@@ -418,7 +432,7 @@ _path = A.to_source         # two conditions speak of the same thing when they r
 def disjoint(a, b) -> bool:
     """True when the two conditions visibly cannot both hold."""
     fa, fb = _facts(a), _facts(b)
-    return any(k in fb and not (fa[k] & fb[k]) for k in fa)
+    return any(k in fb and not _meet(fa[k], fb[k]) for k in fa)
 
 
 __all__ = ["check", "Model", "assignable", "strip"]
