@@ -557,6 +557,25 @@ def to_source(e, prec: int = 0) -> str:
     raise TypeError(type(e).__name__)
 
 
+def cell_source(cell: Cell) -> str:
+    """A table cell written back as the chart prints it, footnote markers included."""
+    if cell.kind == "na":
+        text = "—"
+    elif cell.kind == "empty":
+        text = ""
+    elif cell.kind == "range":
+        text = f"{cell.value[0]}-{cell.value[1]}"
+    elif cell.kind == "pair":
+        text = "/".join(f"{v:+d}" for v in cell.value)
+    elif cell.kind == "corner":
+        text = f"{cell.value[0]} \\ {cell.value[1]}"
+    elif cell.kind == "text":
+        text = '"' + cell.value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    else:
+        text = str(cell.value)
+    return text + "".join(cell.markers)
+
+
 def _paren(text: str, own: int, outer: int) -> str:
     return f"({text})" if own < outer else text
 

@@ -257,21 +257,8 @@ def _change_cell(p: A.Patch, sections) -> Change:
     new = A.TableDecl(old.loc, old.name, old.params, old.returns, old.label, new_rows)
     new.section, new.annotations = sec, old.annotations + p.annotations
     sec.items[i] = new
-    return Change("cell", _key(p), sec.number, p.loc, _cell_text(before), _cell_text(p.cell))
-
-
-def _cell_text(c: A.Cell) -> str:
-    if c.kind == "range":
-        v = f"{c.value[0]}-{c.value[1]}"
-    elif c.kind == "na":
-        v = "—"
-    elif c.kind == "pair":
-        v = f"{c.value[0]}/{c.value[1]}"
-    elif c.kind == "text":
-        v = f'"{c.value}"'
-    else:
-        v = str(c.value)
-    return v + "".join(c.markers)
+    return Change("cell", _key(p), sec.number, p.loc, A.cell_source(before),
+                  A.cell_source(p.cell))
 
 
 def load_variant(path: str, where: Loc | None = None, more: list[str] | None = None):

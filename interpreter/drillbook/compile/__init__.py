@@ -238,7 +238,7 @@ class Program:
             rows = {}
             for keys, key_cell, values in lay.rows:
                 fields = {cols[0]: self._cell_value(parsed) for cols, _, parsed in values}
-                printed = ", ".join(f"{cols[0]} {_printed(cell)}" for cols, cell, _ in values)
+                printed = ", ".join(f"{cols[0]} {A.cell_source(cell)}" for cols, cell, _ in values)
                 for rk in keys:
                     rows[(rk, None)] = (Entity(rec, f"{t.name}[{self._show_key(rk)}]", fields),
                                         key_cell, printed)
@@ -412,23 +412,6 @@ class Program:
                 node.value = result
             return result
         return fast
-
-
-def _printed(cell) -> str:
-    """A cell as the chart prints it, footnote markers included."""
-    if cell.kind == "na":
-        text = "—"
-    elif cell.kind == "range":
-        text = f"{cell.value[0]}-{cell.value[1]}"
-    elif cell.kind == "pair":
-        text = "/".join(f"{v:+d}" for v in cell.value)
-    elif cell.kind == "text":
-        text = f'"{cell.value}"'
-    elif cell.kind == "int":
-        text = str(cell.value)
-    else:
-        text = str(cell.value)
-    return text + "".join(cell.markers)
 
 
 def _once_per_question(name, fn):

@@ -66,8 +66,7 @@ _ITEM = re.compile(r"\s*([^\W\d]\w*)\s*:")
 def _raw_cell(c: A.Cell, sources: _Sources) -> str:
     raw = _cell_source(c, sources)
     if raw is None:
-        from ..variants import _cell_text
-        return _cell_text(c)
+        return A.cell_source(c)
     return raw + "".join(c.markers)
 
 
