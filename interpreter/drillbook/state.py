@@ -199,11 +199,13 @@ class StateReader:
 
 
 def constant(program, e: A.Expr):
-    """The value of a constant expression (a default or a given field)."""
-    from .runtime import Ctx, Dice
-    fn = program.compile_expr(e)
-    ctx = Ctx(State({}, {}), Dice(), frozenset())
-    return fn(ctx, [])
+    """The value of a field's default, worked out once per program (a state file with a
+    thousand hexes does not compile the default a thousand times)."""
+    cache = program.defaults
+    if e not in cache:
+        from .runtime import Ctx, Dice
+        cache[e] = program.compile_expr(e)(Ctx(State({}, {}), Dice(), frozenset()), [])
+    return cache[e]
 
 
 # ------------------------------------------------------------------ examples' given lines

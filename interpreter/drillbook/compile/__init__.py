@@ -30,6 +30,7 @@ class Program:
             self.levels[name] = [Level(name, m.name, i, m.label) for i, m in enumerate(enum.members)]
         self.refs: dict[str, _Ref] = {}
         self.cell_marks: dict[str, dict] = {}     # table -> {(key, column): markers}
+        self.defaults: dict = {}                  # a field's default expression -> its value
         self.exprs = ExprCompiler(self)
         self.callables: dict[str, object] = {}
         for name, d in model.decls.items():
