@@ -12,6 +12,7 @@ from fractions import Fraction
 from . import ast as A
 from .errors import DrillError
 from .evaluate import enumerate_outcomes
+from .phrases import say
 from .runtime import Ctx
 from .state import state_from_givens
 
@@ -85,7 +86,7 @@ def _fmt(dist):
             for (made, out), p in sorted(dist.items())}
 
 
-def render_text(d: dict) -> str:
+def render_text(d: dict, lang=None) -> str:
     lines = [f"variant \"{d['variant']}\" of \"{d['base']}\"", "", "Changes:"]
     for c in d["changes"]:
         where = f"§{c['section']}" if c["section"] else ""
@@ -110,6 +111,8 @@ def render_text(d: dict) -> str:
     lines += ["", "Examples of the base rulebook whose result changes:"]
     for e in d["examples"]:
         lines.append(f"  §{e['section']} \"{e['example']}\": {e['before']} → {e['after']}")
+        for why in e.get("why", []):
+            lines.append("      " + say(lang, "diff_why", w=why))
     if not d["examples"]:
         lines.append("  none")
     return "\n".join(lines)

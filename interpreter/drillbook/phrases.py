@@ -1,4 +1,5 @@
-"""Explain stage: the connecting words of a ruling, in the reader's language.
+"""Explain stage: the one phrase table — the connecting words of rulings, event logs, effects
+logs, describe and diff, in the reader's language (en, ru, de).
 
 Labels of rules, tables, levels and sections come from the rulebook; these are the few
 phrases around them.  A language without a phrase falls back to English.
@@ -83,6 +84,63 @@ PHRASES = {
     "yes": {"en": "yes", "ru": "да", "de": "ja"},
     "as_above": {"en": "(as above)", "ru": "(см. выше)", "de": "(wie oben)"},
     "no": {"en": "no", "ru": "нет", "de": "nein"},
+    # effects log, values
+    "log_removed": {"en": "{e} is removed", "ru": "{e} удалено", "de": "{e} wird entfernt"},
+    "show_no_roll_failed": {"en": "failed (nothing to roll)", "ru": "провалена (бросать нечего)",
+                            "de": "misslungen (nichts zu würfeln)"},
+    "show_no_roll_passed": {"en": "passed (no roll needed)", "ru": "пройдена (бросок не нужен)",
+                            "de": "gelungen (kein Wurf nötig)"},
+    # doubts and provenance in rulings
+    "chart_gives_variant": {"en": "at {keys} the chart gives {v} (changed by the variant, {at})",
+                            "ru": "для {keys} таблица даёт {v} (изменено вариантом, {at})",
+                            "de": "bei {keys} gibt die Tabelle {v} (geändert durch die Variante, {at})"},
+    "changed_by_variant": {"en": "(changed by the variant, {at})",
+                           "ru": "(изменено вариантом, {at})",
+                           "de": "(geändert durch die Variante, {at})"},
+    "variant_head": {"en": "Changed by the variant \"{title}\":",
+                     "ru": "Изменено вариантом «{title}»:",
+                     "de": "Geändert durch die Variante „{title}“:"},
+    "variant_replaced": {"en": "replaced", "ru": "заменено", "de": "ersetzt"},
+    "variant_dropped": {"en": "dropped", "ru": "удалено", "de": "gestrichen"},
+    "variant_added": {"en": "added", "ru": "добавлено", "de": "hinzugefügt"},
+    "doubts_head": {"en": "Doubts in the sources of this ruling:",
+                    "ru": "Сомнения в источниках этого решения:",
+                    "de": "Zweifel in den Quellen dieser Entscheidung:"},
+    "kind_doubt": {"en": "doubt", "ru": "сомнение", "de": "Zweifel"},
+    "kind_gap": {"en": "gap", "ru": "пробел", "de": "Lücke"},
+    "kind_conflict": {"en": "CONFLICT", "ru": "ПРОТИВОРЕЧИЕ", "de": "WIDERSPRUCH"},
+    # diff
+    "diff_why": {"en": "why: {w}", "ru": "почему: {w}", "de": "warum: {w}"},
+    # describe
+    "d_title": {"en": "{title}: {q} questions, {r} record types",
+                "ru": "{title}: вопросов {q}, типов записей {r}",
+                "de": "{title}: {q} Fragen, {r} Datensatztypen"},
+    "d_no_section": {"en": "(no section)", "ru": "(вне разделов)", "de": "(ohne Abschnitt)"},
+    "d_reads": {"en": "reads {dice}", "ru": "бросает {dice}", "de": "würfelt {dice}"},
+    "d_asks": {"en": "asks the players' choice {name} from {options}",
+               "ru": "спрашивает выбор игроков {name} из {options}",
+               "de": "fragt die Wahl der Spieler {name} aus {options}"},
+    "d_records": {"en": "Record types (what a --state file holds):",
+                  "ru": "Типы записей (содержимое файла --state):",
+                  "de": "Datensatztypen (Inhalt einer --state-Datei):"},
+    "d_words": {"en": "Words (enums, scales, dice, options):",
+                "ru": "Слова (перечисления, шкалы, кубики, опции):",
+                "de": "Wörter (Aufzählungen, Skalen, Würfel, Optionen):"},
+    "d_more": {"en": "drillbook describe RULEBOOK NAME shows one in full.",
+               "ru": "drillbook describe RULEBOOK NAME показывает одно целиком.",
+               "de": "drillbook describe RULEBOOK NAME zeigt einen Eintrag vollständig."},
+    "d_default": {"en": "default {v}", "ru": "по умолчанию {v}", "de": "Vorgabe {v}"},
+    "d_required": {"en": "required", "ru": "обязательно", "de": "Pflicht"},
+    "d_one_of": {"en": "one of {v}", "ru": "одно из {v}", "de": "eins von {v}"},
+    "d_section": {"en": "section {s}, at {at}", "ru": "раздел {s}, в {at}",
+                  "de": "Abschnitt {s}, in {at}"},
+    "d_param": {"en": "argument {name}: {type}", "ru": "аргумент {name}: {type}",
+                "de": "Argument {name}: {type}"},
+    "d_consults": {"en": "consults {v}", "ru": "обращается к {v}", "de": "zieht heran: {v}"},
+    "d_exception": {"en": "exception {name} ({s}, {at})", "ru": "исключение {name} ({s}, {at})",
+                    "de": "Ausnahme {name} ({s}, {at})"},
+    "d_columns": {"en": "columns {v}; {n} rows", "ru": "столбцы {v}; строк {n}",
+                  "de": "Spalten {v}; {n} Zeilen"},
 }
 
 

@@ -164,8 +164,10 @@ class State:
             order = self.indexes[key] = {i: n for n, i in enumerate(self.by_type.get(type_name, ()))}
         return order
 
-    def apply(self, effects) -> tuple["State", list]:
-        """Apply effects in order; return the new state and a log of what changed."""
+    def apply(self, effects, lang: str | None = None) -> tuple["State", list]:
+        """Apply effects in order; return the new state and a log of what changed (its
+        phrases and values in ``lang``)."""
+        from .phrases import say
         ents = dict(self.entities)
         by_type = {k: list(v) for k, v in self.by_type.items()}
         log = []
@@ -177,7 +179,7 @@ class State:
             if eff.kind == "remove":
                 del ents[eff.entity]
                 by_type[ent.type].remove(eff.entity)
-                log.append((eff, f"{eff.entity} is removed"))
+                log.append((eff, say(lang, "log_removed", e=eff.entity)))
                 continue
             old = ent.fields[eff.field]
             new = old + eff.value if eff.kind == "add" else eff.value
@@ -189,7 +191,7 @@ class State:
             fields = dict(ent.fields)
             fields[eff.field] = new
             ents[eff.entity] = Entity(ent.type, ent.id, fields)
-            log.append((eff, f"{eff.entity}.{eff.field}: {show(old)} → {show(new)}"))
+            log.append((eff, f"{eff.entity}.{eff.field}: {show(old, lang)} → {show(new, lang)}"))
         return State(ents, {k: tuple(v) for k, v in by_type.items()}, self.bounds), log
 
 
@@ -342,14 +344,16 @@ def show(v, lang: str | None = None) -> str:
     if isinstance(v, Level):
         return v.label.show(v.name, lang) if lang else v.name
     if isinstance(v, CheckResult):
+        from .phrases import say
         if v.natural is None:
-            return "failed (nothing to roll)" if not v.passed else "passed (no roll needed)"
-        word = "passed" if v.passed else "failed"
-        return f"{word} by {v.margin}" if v.margin else word
+            return say(lang, "show_no_roll_failed" if not v.passed else "show_no_roll_passed")
+        word = say(lang, "passed" if v.passed else "failed")
+        return word + say(lang, "by", n=v.margin) if v.margin else word
     if isinstance(v, Verdict):
+        from .phrases import say
         if v.allowed:
-            return "allowed"
-        return "refused: " + "; ".join(
+            return say(lang, "allowed")
+        return say(lang, "refused") + ": " + "; ".join(
             f"§{d.section.number} {d.label.show(d.name, lang)}" if d.section else d.name
             for d in v.violated)
     if isinstance(v, tuple) and v and isinstance(v[0], Effect):

@@ -42,6 +42,11 @@ def load_state(program, path: str | None, where: Loc | None = None) -> State:
              f"cannot read state file '{path}': {e.strerror}")
     except UnicodeDecodeError:
         fail(Loc(path), "E011", f"'{path}' is not UTF-8 text")
+    return read_state_text(program, path, text)
+
+
+def read_state_text(program, path: str, text: str) -> State:
+    """Validate a state given as text (a file's, or standard input's as ``<stdin>``)."""
     remember_source(path, text)
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
