@@ -349,7 +349,7 @@ def cmd_check(args, argv) -> int:
           + (f"; {len(m.warnings)} warnings" if m.warnings else ""))
     if args.doubts:
         for sec, n in notes:
-            where = f" (§{sec.cite(lang)})" if sec is not None else ""
+            where = f" (§{sec.number})" if sec is not None else ""
             print(f"{n.loc}: {n.kind}{where}: {n.text}")
     return 0
 
@@ -446,8 +446,8 @@ def _no_state_hint(e: DrillError, args, state) -> None:
     for d in e.diagnostics:
         if d.code == "E202" and d.loc.path == "<question>":
             name = d.message.split("'")[1] if "'" in d.message else ""
-            d.message = f"no state given: '{name}' is not a name of the rulebook, and there " \
-                        "are no entities without --state"
+            d.message = f"unknown name '{name}': no state given, so the question has no " \
+                        "entities"
             d.hint = "give the game state with --state FILE (YAML or JSON)" + (
                 f"; {d.hint}" if d.hint else "")
 

@@ -92,7 +92,12 @@ def fail(loc: Loc, code: str, message: str, hint: str | None = None,
 
 
 def did_you_mean(name: str, candidates) -> str | None:
-    close = get_close_matches(name, list(candidates), n=3, cutoff=0.6)
+    """'did you mean ...?' for names like ``name``: close in spelling and, unless very close,
+    starting with the same letter (so 'facing' does not suggest 'wing')."""
+    from difflib import SequenceMatcher
+    close = [c for c in get_close_matches(name, list(candidates), n=3, cutoff=0.6)
+             if c[:1].lower() == name[:1].lower()
+             or SequenceMatcher(None, name, c).ratio() >= 0.75]
     if not close:
         return None
     return "did you mean " + " or ".join(f"'{c}'" for c in close) + "?"
