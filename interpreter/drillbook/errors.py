@@ -6,8 +6,9 @@ them as ``path:line:col: error[CODE]: message``, the source line, a caret and a 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from difflib import get_close_matches
+
+import attrs
 
 _SOURCES: dict[str, str] = {}
 
@@ -25,7 +26,7 @@ def source_line(path: str, line: int) -> str | None:
     return lines[line - 1] if line <= len(lines) else None
 
 
-@dataclass(frozen=True, slots=True)
+@attrs.frozen
 class Loc:
     """Where something stands in a source file (1-based line and column)."""
     path: str
@@ -38,14 +39,14 @@ class Loc:
         return f"{self.path}:{self.line}:{self.col}"
 
 
-@dataclass(slots=True)
+@attrs.define
 class Diagnostic:
     loc: Loc
     code: str
     message: str
     hint: str | None = None
     severity: str = "error"
-    notes: list[tuple[Loc, str]] = field(default_factory=list)
+    notes: list[tuple[Loc, str]] = attrs.field(factory=list)
 
     def render(self) -> str:
         out = [f"{self.loc}: {self.severity}[{self.code}]: {self.message}"]

@@ -5,7 +5,7 @@
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import attrs
 from fractions import Fraction
 
 from . import ast as A
@@ -21,7 +21,7 @@ from .state import load_state, state_from_givens
 MAX_OUTCOMES = 200_000     # enumeration stops here rather than run for ever
 
 
-@dataclass
+@attrs.define
 class Answer:
     question: str
     value: object
@@ -30,10 +30,10 @@ class Answer:
     dice: list
     state: State
     new_state: State | None = None
-    log: list = field(default_factory=list)
+    log: list = attrs.field(factory=list)
 
 
-@dataclass
+@attrs.frozen
 class ExampleResult:
     example: A.ExampleDecl
     passed: bool

@@ -6,7 +6,8 @@ relative to the file that names them and may never leave the rulebook's root fol
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+
+import attrs
 
 from . import ast as A
 from .errors import Loc, fail
@@ -15,12 +16,12 @@ from .syntax import parse_file
 MAIN_FILE = "rulebook.drill"
 
 
-@dataclass
+@attrs.define
 class Loaded:
     """A rulebook's parsed files, main file first, in ``use`` order."""
     root: str
     main: A.SourceFile
-    files: list = field(default_factory=list)
+    files: list = attrs.field(factory=list)
 
     @property
     def sections(self):

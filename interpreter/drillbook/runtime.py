@@ -5,7 +5,7 @@ Values are immutable.  A ``State`` is never changed in place: ``apply`` returns 
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+import attrs
 
 from .errors import DrillError, Loc, fail
 
@@ -96,7 +96,7 @@ class CheckResult:
         raise KeyError(name)
 
 
-@dataclass(frozen=True, slots=True)
+@attrs.frozen
 class Verdict:
     """The answer of a list of requirements: allowed, or refused with every violated one."""
     name: str
@@ -117,7 +117,7 @@ class Verdict:
         raise KeyError(name)
 
 
-@dataclass(frozen=True, slots=True)
+@attrs.frozen
 class Effect:
     kind: str                 # set | add | remove
     entity: str
@@ -126,13 +126,13 @@ class Effect:
     loc: Loc
 
 
-@dataclass
+@attrs.define(slots=False)
 class State:
     """The game state: entities by id, and the ids of each record type in file order."""
     entities: dict
     by_type: dict
-    bounds: dict = field(default_factory=dict)     # (type, field) -> (low, high)
-    indexes: dict = field(default_factory=dict, compare=False, repr=False)
+    bounds: dict = attrs.field(factory=dict)     # (type, field) -> (low, high)
+    indexes: dict = attrs.field(factory=dict, eq=False, repr=False)
 
     def of_type(self, name: str):
         ents = self.entities

@@ -304,7 +304,9 @@ class Typer:
         elif not isinstance(marker, A.MarkerDecl):
             names = [m.name for ms in self.model.markers.values() for m in ms]
             return self.error(mark.loc, "E202", f"unknown footnote marker '{mark.name}'",
-                              did_you_mean(mark.name, names) or "declare it: marker * name \"...\"")
+                              did_you_mean(mark.name, names) or
+                              f"declare it: marker {mark.name if not mark.name.isidentifier() else '*'}"
+                              f" {mark.name if mark.name.isidentifier() else 'name'} \"...\"")
         meant = self.model.marker_for(marker.mark, section)
         if meant is not marker:
             return self.error(mark.loc, "E319", f"in table '{d.name}' (§{section}) the mark "
