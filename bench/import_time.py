@@ -18,6 +18,7 @@ from common import ROOT, arguments
 
 SIDES = {
     "import lark (baseline)": "import lark",
+    "import attrs": "import attrs",
     "import drillbook.cli": "import drillbook.cli",
     "import drillbook.evaluate": "import drillbook.evaluate",
     "import drillbook.explain": "import drillbook.explain, drillbook.describe",

@@ -286,16 +286,14 @@ def _open_stdin(argv, variants):
     return Rulebook(model, compile_model(model))
 
 
-PHRASE_LANGS = ("en", "ru", "de")
-
-
 def _lang(args, argv, model=None):
     """The --lang of any command, checked alike: a language of the phrase table or one the
     rulebook declares (labels fall back to the rulebook's own text)."""
     lang = getattr(args, "lang", None)
     if lang is None:
         return None
-    known = set(PHRASE_LANGS) | set(getattr(model, "languages", None) or [])
+    from .phrases import LANGUAGES
+    known = set(LANGUAGES) | set(getattr(model, "languages", None) or [])
     if lang not in known:
         from .errors import fail
         fail(_where(argv, lang), "E810", f"no labels or phrases in '{lang}'",
@@ -544,7 +542,7 @@ def cmd_fmt(args, argv) -> int:
         import difflib
         plan = format_plan(args.paths)
         text = "".join("".join(difflib.unified_diff(
-            old.splitlines(True), new.splitlines(True), f"a/{path}", f"b/{path}"))
+            old.splitlines(True), new.splitlines(True), path, f"{path} (formatted)"))
             for path, old, new in plan)
         if args.json:
             _json({"changed": [p for p, _, _ in plan], "diff": text, "written": False})

@@ -55,9 +55,8 @@ def _exprs(model, d):
     if isinstance(d, A.ProcedureDecl):
         for st in d.steps:
             out += [st.when, st.value]
-    if isinstance(d, A.Define):
-        for x in model.children.get(d.name, []):
-            out += _exprs(model, x)
+    for x in model.children.get(d.name, []):          # its exceptions, and theirs
+        out += _exprs(model, x)
     if isinstance(d, A.RequirementsDecl):
         for r in model.items_of.get(d.name, []):
             out += _exprs(model, r)

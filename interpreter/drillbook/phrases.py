@@ -6,6 +6,8 @@ phrases around them.  A language without a phrase falls back to English.
 """
 from __future__ import annotations
 
+LANGUAGES = ("en", "ru", "de")       # every phrase is written in each of these
+
 PHRASES = {
     "question": {"en": "Question: {q}", "ru": "Вопрос: {q}", "de": "Frage: {q}"},
     "ruling": {"en": "Ruling: {v}", "ru": "Решение: {v}", "de": "Entscheidung: {v}"},
