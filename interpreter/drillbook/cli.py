@@ -490,7 +490,7 @@ def cmd_run(args, argv) -> int:
         out["log"] = _log(ans, args.lang)
         _json(out)
         return 0
-    _say(event_log(ans, args.lang), "ruling")
+    _say(event_log(ans, args.lang, rb.model), "ruling")
     return 0
 
 
