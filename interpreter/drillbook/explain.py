@@ -18,6 +18,19 @@ _VARIANT: ContextVar[dict] = ContextVar("drillbook_variant", default={})
 from .runtime import CheckResult, Entity, Level, Range, Trace, show
 
 
+def effect_section(answer, eff):
+    """The section whose rule produced an effect (an object with .section), or None."""
+    sec = answer.model.section_at(eff.loc) if getattr(answer, "model", None) else None
+    return _InSection(sec) if sec is not None else None
+
+
+class _InSection:
+    __slots__ = ("section",)
+
+    def __init__(self, section):
+        self.section = section
+
+
 def cite(decl, lang=None) -> str:
     sec = getattr(decl, "section", None)
     if sec is None:
@@ -56,11 +69,13 @@ def _decls(node):
     if node.kind == "requirements":
         for d, _ok in node.detail.get("items", []):
             yield d
+    yield from node.detail.get("footnotes", ())
 
 
 # ------------------------------------------------------------------ prose
 def ruling(answer, lang=None, model=None) -> str:
     _SAID.set(set())
+    model = model if model is not None else getattr(answer, "model", None)
     _VARIANT.set(_variant_files(model))
     v = answer.value
     lines = [say(lang, "question", q=answer.question), say(lang, "ruling", v=_verdict(v, lang))]
@@ -74,8 +89,9 @@ def ruling(answer, lang=None, model=None) -> str:
     if answer.log:
         lines.append("")
         lines.append(say(lang, "effects"))
-        for text in effects_log(answer, lang):
-            lines.append(f"  - {text}")
+        for (eff, _), text in zip(answer.log, effects_log(answer, lang)):
+            where = cite(effect_section(answer, eff), lang)
+            lines.append(f"  - {text}" + (f" ({where})" if where else ""))
     secs = sections_of(answer.trace)
     if secs:
         lines.append("")
@@ -125,15 +141,17 @@ def _node(node: Trace, depth: int, lang) -> list:
         cell = node.detail["cell"]
         keys = ", ".join(show(k, lang) for k in node.detail["keys"])
         shown = say(lang, "not_applicable") if node.value is None else show(node.value, lang)
+        if cell.markers and node.value is not None:
+            shown += "".join(cell.markers)          # the cell as printed, its marks with it
         if "row" in node.detail:
             shown = node.detail["row"]
-        changed = _VARIANT.get().get(cell.loc.path)
-        if changed is not None:
-            return [f"{pad}- {label(node.decl, lang)} ({cite(node.decl, lang)}): "
-                    + say(lang, "chart_gives_variant", keys=keys, v=shown,
-                          at=f"{cell.loc.path}:{cell.loc.line}")]
-        return [f"{pad}- {label(node.decl, lang)} ({cite(node.decl, lang)}): "
-                + say(lang, "chart_gives", keys=keys, v=shown, line=cell.loc.line)]
+        if cell.loc.path in _VARIANT.get():          # a cell the variant changed
+            gives = say(lang, "chart_gives_variant", keys=keys, v=shown,
+                        at=f"{cell.loc.path}:{cell.loc.line}")
+        else:
+            gives = say(lang, "chart_gives", keys=keys, v=shown, line=cell.loc.line)
+        return [f"{pad}- {label(node.decl, lang)} ({cite(node.decl, lang)}): " + gives
+                ] + _footnotes(node, pad, lang)
     if kind == "modifiers":
         out.append(f"{pad}- {label(node.decl, lang)} ({cite(node.decl, lang)}): "
                    + say(lang, "total", n=_signed(node.value)))
@@ -206,6 +224,13 @@ def _node(node: Trace, depth: int, lang) -> list:
     return out
 
 
+def _footnotes(node: Trace, pad: str, lang) -> list:
+    """The footnotes a looked-up cell carries: each quoted, with the section declaring it."""
+    return [f"{pad}    " + say(lang, "footnote", mark=d.mark, text=label(d, lang),
+                                where=cite(d, lang))
+            for d in node.detail.get("footnotes", ())]
+
+
 def _step(node: Trace, n: int, depth: int, lang) -> list:
     pad = "  " * depth
     title = node.decl.label.show(node.name, lang)
@@ -227,6 +252,7 @@ def _step(node: Trace, n: int, depth: int, lang) -> list:
 def event_log(answer, lang=None, model=None) -> str:
     """A procedure's run as an event log: each step, the dice it read, what changed."""
     _SAID.set(set())
+    model = model if model is not None else getattr(answer, "model", None)
     _VARIANT.set(_variant_files(model))
     lines = [say(lang, "procedure", q=answer.question)]
     for node in answer.trace.children:
@@ -321,7 +347,11 @@ def answer_json(answer, model=None) -> dict:
                         for s in (sections_of(answer.trace) if answer.trace else [])]}
     if answer.new_state is not None:
         out["effects"] = [text for _, text in answer.log]
+        out["effects_cited"] = [
+            {"effect": text, "section": sec.section.number if sec is not None else None}
+            for sec, text in ((effect_section(answer, eff), text) for eff, text in answer.log)]
     if answer.trace is not None:
+        model = model if model is not None else getattr(answer, "model", None)
         out["doubts"] = doubts_of(answer.trace, model)
         out["variant_changes"] = variant_changes(answer.trace, model)
     return out
