@@ -129,3 +129,13 @@ def test_schema_labels_in_a_language_and_written_to_a_file(tmp_path):
     rating = lead["additionalProperties"]["properties"]["rating"]
     assert rating["minimum"] == -3 and rating["maximum"] == 3
     assert rating["description"] == "рейтинг командования"
+
+
+def test_describe_under_a_variant_shows_what_it_dropped():
+    variant = MP / "variants" / "harder-rally.drill"
+    base = run_cli("describe", MP, "order_change_drm")
+    res = run_cli("describe", MP, "--variant", variant, "order_change_drm")
+    assert base.rc == 0 and res.rc == 0, res.err
+    assert "  battered_to_rally: -2 when desired == Rally" in base.out
+    assert "battered_to_rally" not in res.out
+    assert "  cavalry_to_receive: +1 when w.cavalry and desired == ReceiveCharge" in res.out

@@ -205,7 +205,12 @@ def main(argv: list[str] | None = None) -> int:
     _COLOUR["flag"] = "auto"
     _STDIN.clear()
     try:
-        args = build_parser().parse_args(argv)
+        args, extra = build_parser().parse_known_args(argv)
+        if extra and getattr(args, "name", "") is None and len(extra) == 1 \
+                and not extra[0].startswith("-"):     # describe BOOK --variant V NAME
+            args.name = extra.pop()
+        if extra:
+            raise UsageError(f"unrecognized arguments: {' '.join(extra)}")
         _COLOUR["flag"] = getattr(args, "color", "auto")
         if args.version:
             from . import __version__

@@ -144,7 +144,7 @@ def question_json(model, d, reach=None) -> dict:
                              for x in model.children.get(d.name, [])]
     if isinstance(d, A.ModifiersDecl):
         out["modifiers"] = [{"name": m.name, "label": m.label.text, "labels": _labels(m.label),
-                             "value": A.to_source(m.value),
+                             "value": _signed_source(m.value),
                              "when": A.to_source(m.when) if m.when is not None else None,
                              "at": f"{m.loc.path}:{m.loc.line}", "notes": _notes(m)}
                             for m in d.items]
@@ -163,6 +163,12 @@ def question_json(model, d, reach=None) -> dict:
         out["columns"] = [str(c) for c in lay.columns if c is not None]
         out["rows"] = len(lay.rows)
     return out
+
+
+def _signed_source(e) -> str:
+    """A modifier's value as the chart prints it: +1, -2, or an expression."""
+    text = A.to_source(e)
+    return f"+{text}" if isinstance(e, A.IntLit) and e.value > 0 else text
 
 
 def field_json(model, rec, f) -> dict:
