@@ -10,23 +10,24 @@ import attrs
 from .errors import DrillError, Loc, fail
 
 
+@attrs.frozen(eq=False)
 class Level:
-    """A member of an enum or a level of a scale (Normal, Shaken, ...)."""
-    __slots__ = ("enum", "name", "index", "label")
-
-    def __init__(self, enum: str, name: str, index: int, label):
-        self.enum, self.name, self.index, self.label = enum, name, index, label
+    """A member of an enum or a level of a scale (Normal, Shaken, ...); one object per
+    level, compared by identity."""
+    enum: str
+    name: str
+    index: int
+    label: object
 
     def __repr__(self):
         return self.name
 
 
+@attrs.frozen(eq=False)
 class Range:
     """Inclusive range of numbers; an empty range is printed 'No' (nothing succeeds)."""
-    __slots__ = ("low", "high")
-
-    def __init__(self, low: int, high: int):
-        self.low, self.high = low, high
+    low: int
+    high: int
 
     @property
     def empty(self) -> bool:
@@ -50,12 +51,12 @@ class Range:
 NEVER = Range(1, 0)
 
 
+@attrs.frozen(eq=False)
 class Entity:
     """One record of the game state, named by its id."""
-    __slots__ = ("type", "id", "fields")
-
-    def __init__(self, type_: str, id_: str, fields: dict):
-        self.type, self.id, self.fields = type_, id_, fields
+    type: str
+    id: str
+    fields: dict
 
     def __repr__(self):
         return self.id
@@ -64,16 +65,20 @@ class Entity:
     # every evaluation that moves to a new state looks its entities up again by id.
 
 
+@attrs.frozen(eq=False)
 class CheckResult:
     """What a check produced: the natural roll, the modified total, the target, the result.
 
     ``natural`` is None when nothing was rolled (the table said No); ``margin`` is how far
     the total was inside (passed) or outside (failed) the target."""
-    __slots__ = ("name", "natural", "modifier", "total", "op", "target", "passed", "margin")
-
-    def __init__(self, name, natural, modifier, total, op, target, passed, margin):
-        self.name, self.natural, self.modifier, self.total = name, natural, modifier, total
-        self.op, self.target, self.passed, self.margin = op, target, passed, margin
+    name: str
+    natural: int | None
+    modifier: int
+    total: int | None
+    op: str
+    target: object
+    passed: bool
+    margin: int
 
     def __repr__(self):
         return f"CheckResult({self.name}: {show(self)})"
