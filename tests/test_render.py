@@ -164,16 +164,22 @@ def test_index_and_pages_are_written(site, mp):
     assert "redline.html" not in pages
 
 
-def test_every_page_is_utf8_html_without_javascript(site):
+def test_every_page_is_utf8_html_with_only_the_sites_own_scripts(site):
     out, _ = site
     for page in out.glob("*.html"):
         raw = page.read_bytes()
         text = raw.decode("utf-8")            # strict: valid UTF-8 or an exception
         assert text.startswith("<!DOCTYPE html>")
         assert '<meta charset="utf-8">' in text
-        assert "<script" not in text.lower() and "javascript:" not in text.lower()
+        scripts = re.findall(r"<script[^>]*>(.*?)</script>", text, re.S | re.I)
+        sources = re.findall(r'<script src="([^"]+)" defer>', text)
+        assert sources == ["search-index.js", "search.js"] and scripts == ["", ""]
+        assert "javascript:" not in text.lower()
         assert not re.search(r"\son[a-z]+=", text), "no inline event handlers"
+        assert "http://" not in text and "https://" not in text
         dom(page)                              # well nested
+    script = (out / "search.js").read_text(encoding="utf-8")
+    assert not re.search(r"fetch|XMLHttpRequest|https?:|import\(", script), "no network"
 
 
 def test_index_lists_title_edition_languages_and_sections_by_number(site, mp):
@@ -263,7 +269,14 @@ def test_the_order_change_chart_is_drawn_as_printed(site):
     chart = orders.find("table", cls="chart", data_table="order_change")
     assert squash(chart.find("caption").text()) == "Order Change Table"
     header = [squash(th.text()) for th in chart.find("thead").find_all("th")]
-    assert header == ["current \\ desired", "Charge", "Make Ready", "Receive Charge", "Rally"]
+    # the key column is headed as printed, by the labels of the keys, not by the
+    # parameter names (which stay in a tooltip)
+    assert header == ["Desired order → ↓ Current order", "Charge", "Make Ready",
+                      "Receive Charge", "Rally"]
+    corner = chart.find("th", cls="corner")
+    assert corner.attrs["title"] == "current \\ desired"
+    assert [squash(s.text()) for s in corner.find_all("span", cls="key-part")] == [
+        "Desired order →", "↓ Current order"]
     row = chart.find("tr", data_row="MakeReady")
     assert squash(row.find("th").text()) == "Make Ready"      # the key column, as printed
     assert [squash(td.text()) for td in row.find_all("td")] == ["0-5", "—", "0-5", "0-6"]
