@@ -217,6 +217,7 @@ def chart_view(decl: A.TableDecl, model, lang: str | None = None,
         legend.append({"mark": mark, "text": decl_m.label.show(decl_m.name, lang) if decl_m else ""})
     notes = []
     seen: set = set()
+    cell_notes.sort(key=lambda item: (item[2].loc.line, item[2].loc.col))
     for label, href, note in cell_notes:
         if id(note) in seen:
             continue
