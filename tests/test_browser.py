@@ -245,6 +245,10 @@ def test_search_finds_a_russian_label_and_goes_to_it(site, sized):
     section = page.locator("#search-results a.result-section").first
     section.wait_for(state="visible")
     assert section.get_attribute("href") == "orders.html#s-5.7"
+    # a search given in the address
+    page.goto(_url(site / "rally.html") + "?q=Сбор", wait_until="load")
+    page.locator("#search-results a").first.wait_for(state="visible")
+    assert page.input_value("#search-input") == "Сбор"
     assert sized.problems == []
 
 
