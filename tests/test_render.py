@@ -747,7 +747,8 @@ BFS = ROOT / "rulebooks" / "by-fire-and-sword"
 
 def test_a_redline_of_two_variants_names_both_and_shows_the_odds(tmp_path):
     from drillbook.diff import semantic_diff
-    first, second = BFS / "variants" / "first-answer.drill", BFS / "variants" / "failed-by-four.drill"
+    first = BFS / "variants" / "first-answer.drill"
+    second = BFS / "variants" / "failed-by-four.drill"
     rb = Rulebook.open(str(first), variants=[str(second)])
     diff = semantic_diff(rb)
     assert diff["odds"], "these variants change odds"
@@ -761,9 +762,10 @@ def test_a_redline_of_two_variants_names_both_and_shows_the_odds(tmp_path):
     listed = [squash(s.text()) for s in red.find_all("strong", cls="variant-title")]
     assert listed == titles
     # each change says which variant made it
-    by = {squash(s.text()) for s in red.find("ul", cls="changes").find_all("span", cls="by-variant")}
+    changes = red.find("ul", cls="changes")
+    by = {squash(s.text()) for s in changes.find_all("span", cls="by-variant")}
     assert by == {f"({t})" for t in titles}
-    # the odds that change, as diff computed them: one table per question, the changed rows marked
+    # the odds that change, as diff computed them: a table per question, changed rows marked
     tables = list(red.find_all("table", cls="odds"))
     assert len(tables) == len(diff["odds"])
     for table, o in zip(tables, diff["odds"]):
@@ -800,3 +802,11 @@ def test_places_no_example_exercises_can_be_marked(mp, tmp_path):
     assert len(cells) == 1 and cells[0].attrs["id"] == "c-order_change-1-2"
     assert orders.by_id(f"m-order_change_drm-{drm.name}").attrs.get("class") == "unexercised"
     assert orders.by_id("d-order_change_roll").find("p", cls="unexercised") is None
+    # as a coverage report gives them: each place with what was never seen
+    render_site(mp, str(out), unexercised={decl.loc: ["table order_change: never looked up"],
+                                           cell.loc: ["order_change[Charge, MakeReady]"]})
+    art = dom(out / "orders.html").by_id("d-order_change")
+    assert squash(art.find("p", cls="unexercised").text()) == (
+        "not exercised by any example table order_change: never looked up")
+    td = art.find("td", cls="unexercised")
+    assert td.attrs["title"] == "order_change[Charge, MakeReady]"

@@ -24,8 +24,9 @@ writes:
 - ``style.css`` and ``pygments.css``.
 
 The pages are drawn by Jinja2 templates with autoescaping (``env.py``, ``templates/``).
-``unexercised``: a set of ``(path, line, col)`` of declarations, modifiers and cells that
-no example exercises; they are marked so on the pages.
+``unexercised``: the places no example exercises — declarations, modifiers and table
+cells, as Locs or ``(path, line, col)``, in a set or mapping each to what was never seen
+(what ``coverage.uncovered_locs`` gives); they are marked so on the pages.
 
 Labels are shown in ``lang`` where a translation exists, otherwise in English.  Every page
 is rendered in memory first, then written into a temporary folder next to ``out_dir``
@@ -107,8 +108,8 @@ def render_site(model, out_dir: str, lang: str | None = None, variant_model=None
     stand for several variants applied in order); a ``redline.html`` then shows its
     changes, and the odds of ``diff`` (``diff.semantic_diff`` of the variant) if given.
     If ``model`` itself is a variant and no ``variant_model`` is given, ``model`` is taken
-    as the variant too.  ``unexercised``: locations ``(path, line, col)`` to mark as not
-    exercised by any example.  Raises ``DrillError`` (writing nothing) for an unknown
+    as the variant too.  ``unexercised``: places (Locs or ``(path, line, col)``, a set or a
+    mapping to what was never seen) to mark as not exercised by any example.  Raises ``DrillError`` (writing nothing) for an unknown
     language or an ``out_dir`` that is a file or a folder this function did not write."""
     if variant_model is None and getattr(model, "base", None) is not None:
         variant_model = model
@@ -127,7 +128,7 @@ def _render_files(model, lang, variant_model, diff, unexercised) -> dict:
     sources = _Sources()
     hl = _Highlighter()
     files, site = _render_pages(model, lang, hl, sources, variant_model is not None,
-                                frozenset(unexercised or ()))
+                                unexercised)
     if variant_model is not None:
         base = getattr(variant_model, "base", None) or model
         base_site = site if base is model else _prepare(base, lang, sources)[0]

@@ -90,7 +90,7 @@ def _key_heading(decl: A.TableDecl, model, lang) -> dict:
     params = list(decl.params or [])
     parts = [_key_label(p, model, lang) for p in params]
     if len(parts) == 2 and parts[0] == parts[1]:
-        if (lang or "en") == "en":          # "Current order", "Desired order"
+        if (lang or "en") == "en":          # "Current state", "Desired state"
             parts = [f"{p.name.replace('_', ' ').capitalize()} {part.lower()}"
                      for part, p in zip(parts, params)]
         else:
@@ -195,8 +195,10 @@ def chart_view(decl: A.TableDecl, model, lang: str | None = None,
                            by_variant.get(id(cell), []), own_ids)
             classes = ["na"] if cell.kind == "na" else []
             classes += sorted({f["kind"] for f in flags})
+            why = ""
             if site is not None and site.is_unexercised(cell.loc):
                 classes.append("unexercised")
+                why = site.unexercised_why(cell.loc) or site.ui("unexercised")
             before = None
             if (r, c) in changed:
                 classes.append("changed")
@@ -205,6 +207,7 @@ def chart_view(decl: A.TableDecl, model, lang: str | None = None,
             cells.append({"header": c == 0, "col": _key_attr(col) if col else "",
                           "id": f"c-{decl.name}-{r}-{c}" if own_ids else "",
                           "classes": " ".join(classes), "before": before, "flags": flags,
+                          "why": why,
                           **content(cell)})
             if own_ids:
                 for note in (cell.annotations if c else row.annotations):
@@ -214,7 +217,8 @@ def chart_view(decl: A.TableDecl, model, lang: str | None = None,
     legend = []
     for mark in used_marks:
         decl_m = _marker(model, mark, section)
-        legend.append({"mark": mark, "text": decl_m.label.show(decl_m.name, lang) if decl_m else ""})
+        legend.append({"mark": mark,
+                       "text": decl_m.label.show(decl_m.name, lang) if decl_m else ""})
     notes = []
     seen: set = set()
     cell_notes.sort(key=lambda item: (item[2].loc.line, item[2].loc.col))
@@ -245,6 +249,7 @@ def _modifiers_view(site: _Site, decl: A.ModifiersDecl, page: str, number: str) 
                      "when": A.to_source(m.when) if m.when is not None else None,
                      "when_word": site.ui("when"), "value": value,
                      "unexercised": site.is_unexercised(m.loc),
+                     "why": site.unexercised_why(m.loc) or site.ui("unexercised"),
                      "notes": _annotations_view(site, m.annotations, page,
                                                 f"§{number} {decl.name}.{m.name}")})
     return {"caption": site.label(decl.label, decl.name), "rows": rows}

@@ -14,6 +14,7 @@ from .site import (_COMMENT_LINE,
     _indent,
     _kind_word,
     _page_names,
+    _places,
     _section_key)
 from .charts import (_annotations_view,
     _cell_source,
@@ -86,9 +87,10 @@ def _decl_view(site: _Site, hl: _Highlighter, decl, section, index: int, page: s
             "patched": [] if is_example else [_change_summary(ch) for ch in
                                               site.changes_by_decl.get(decl.name, [])],
             "patched_word": site.ui("patched"), "unexercised": site.is_unexercised(decl.loc),
+            "unexercised_why": site.unexercised_why(decl.loc),
             "unexercised_word": site.ui("unexercised"),
-            "notes": _annotations_view(site, decl.annotations, page,
-                                       f"§{section.number} {decl.name if not is_example else title}"),
+            "notes": _annotations_view(site, decl.annotations, page, f"§{section.number} "
+                                       f"{decl.name if not is_example else title}"),
             "chart": None, "modifiers": None, "step_notes": [], "exceptions": None,
             "code": None}
     if isinstance(decl, A.ExceptionDecl):
@@ -176,9 +178,9 @@ def _prepare(model, lang, sources) -> tuple[_Site, list]:
 
 
 def _render_pages(model, lang, hl, sources, has_redline: bool,
-                  unexercised=frozenset()) -> tuple[dict, _Site]:
+                  unexercised=None) -> tuple[dict, _Site]:
     site, files = _prepare(model, lang, sources)
-    site.unexercised = frozenset(unexercised)
+    site.unexercised = _places(unexercised)
     book_title = site.label(model.title, os.path.basename(os.path.dirname(model.path)))
     nav = _nav(site, book_title, has_redline)
     out: dict[str, str] = {}

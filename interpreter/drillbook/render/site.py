@@ -152,7 +152,7 @@ class _Site:
     flagged: list = field(default_factory=list)      # [(kind, text, href, where)]
     note_ids: dict = field(default_factory=dict)     # id(Annotation) -> anchor id
     changes_by_decl: dict = field(default_factory=dict)   # decl name -> [Change]
-    unexercised: frozenset = frozenset()             # (path, line, col) no example reaches
+    unexercised: dict = field(default_factory=dict)  # (path, line, col) -> [why], unexercised
 
     def anchor(self, note, page: str, where: str) -> str:
         """The anchor of an annotation (made on first use; doubts and gaps are flagged)."""
@@ -166,6 +166,9 @@ class _Site:
 
     def is_unexercised(self, loc) -> bool:
         return (loc.path, loc.line, loc.col) in self.unexercised
+
+    def unexercised_why(self, loc) -> str:
+        return "; ".join(self.unexercised.get((loc.path, loc.line, loc.col)) or [])
 
     def ui(self, key: str) -> str:
         words = _UI.get(self.lang or "en", _UI["en"])
@@ -182,6 +185,17 @@ class _Site:
         if label is None:
             return fallback
         return label.show(fallback, self.lang)
+
+
+def _places(unexercised) -> dict:
+    """``unexercised`` as (path, line, col) -> [why]: given as Locs or (path, line, col)
+    tuples, in a set or in a mapping to what was never seen (``coverage.uncovered_locs``)."""
+    out: dict = {}
+    for place in unexercised or ():
+        key = (place.path, place.line, place.col) if hasattr(place, "path") else tuple(place)
+        why = unexercised[place] if isinstance(unexercised, dict) else []
+        out.setdefault(key, []).extend([why] if isinstance(why, str) else list(why or []))
+    return out
 
 
 def _page_names(model, sources_paths: list[str]) -> dict:
