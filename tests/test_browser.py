@@ -292,6 +292,8 @@ def test_wide_tables_scroll_inside_their_box_on_a_phone(site, sized):
         wrap.evaluate("el => { el.scrollLeft = el.scrollWidth; }")
         assert wrap.evaluate("el => el.scrollLeft") > 0
     assert _page_width(page) <= width
+    wrap.evaluate("el => { el.scrollLeft = 0; }")
+    wrap.scroll_into_view_if_needed()
     _shot(page, f"terrain-chart-{sized.name}")
     # modifier lists stay inside the screen
     page.goto(_url(site / "orders.html", "d-order_change_drm"), wait_until="load")

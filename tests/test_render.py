@@ -763,8 +763,8 @@ def test_a_redline_of_two_variants_names_both_and_shows_the_odds(tmp_path):
     assert listed == titles
     # each change says which variant made it
     changes = red.find("ul", cls="changes")
-    by = {squash(s.text()) for s in changes.find_all("span", cls="by-variant")}
-    assert by == {f"({t})" for t in titles}
+    by = {(squash(s.text()), s.attrs["title"]) for s in changes.find_all("span", cls="by-variant")}
+    assert by == {(f"(Variant {n})", t) for n, t in enumerate(titles, 1)}
     # the odds that change, as diff computed them: a table per question, changed rows marked
     tables = list(red.find_all("table", cls="odds"))
     assert len(tables) == len(diff["odds"])

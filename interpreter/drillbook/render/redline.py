@@ -79,7 +79,7 @@ def _redline(variant, base, lang, hl, sources, base_site: _Site, var_site: _Site
     site = var_site
     changes = list(getattr(variant, "patches", []) or [])
     variants = _variants(variant, site)
-    by_file = {v["path"]: v["title"] for v in variants}
+    by_file = {v["path"]: {"n": n, "title": v["title"]} for n, v in enumerate(variants, 1)}
     var_title = " + ".join(v["title"] for v in variants)
     base_title = base_site.label(base.title, "base")
     by_section: dict[str, list] = {}
