@@ -229,6 +229,8 @@ def test_search_finds_a_russian_label_and_goes_to_it(site, sized):
     first.wait_for(state="visible")
     assert "Make Ready" in first.inner_text()
     assert first.get_attribute("href") == "orders.html#d-Order"
+    count = page.locator("#search-results li.count").inner_text()
+    assert count.endswith(" found") and int(count.split()[0]) >= 2
     box = first.bounding_box()
     assert box["x"] >= 0 and box["x"] + box["width"] <= WIDTHS[sized.name] + 1
     _shot(page, f"search-{sized.name}")

@@ -143,7 +143,8 @@ def _section_view(site: _Site, hl: _Highlighter, sec, page: str) -> dict:
 def _page(site: _Site, template: str, title: str, nav: dict, **data) -> str:
     lang = site.lang or getattr(site.model, "default_language", None) or "en"
     return render(template, lang=lang, title=title, nav=nav,
-                  search={"word": site.ui("search"), "hint": site.ui("search_hint")}, **data)
+                  search={"word": site.ui("search"), "hint": site.ui("search_hint"),
+                          "found": site.ui("found"), "shown": site.ui("shown")}, **data)
 
 
 def _nav(site: _Site, book_title: str, has_redline: bool) -> dict:

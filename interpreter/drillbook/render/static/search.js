@@ -67,7 +67,8 @@
       found.sort(function (x, y) { return x[0] - y[0] || x[1] - y[1]; });
       var count = document.createElement("li");
       count.className = "count";
-      count.textContent = found.length + (found.length > MAX ? " (" + MAX + ")" : "");
+      count.textContent = (list.dataset.found || "{n}").replace("{n}", found.length) +
+        (found.length > MAX ? "; " + (list.dataset.shown || "{n}").replace("{n}", MAX) : "");
       list.appendChild(count);
       for (var j = 0; j < found.length && j < MAX; j++) {
         list.appendChild(item(entries[found[j][1]]));
