@@ -810,3 +810,12 @@ def test_places_no_example_exercises_can_be_marked(mp, tmp_path):
         "not exercised by any example table order_change: never looked up")
     td = art.find("td", cls="unexercised")
     assert td.attrs["title"] == "order_change[Charge, MakeReady]"
+
+
+def test_the_words_of_the_site_exist_in_every_language_it_has():
+    from drillbook.render.site import _UI
+    assert set(_UI) == {"en", "ru", "de"}
+    for lang, words in _UI.items():
+        assert set(words) == set(_UI["en"]), lang
+        for key, text in words.items():
+            assert text.count("{") == _UI["en"][key].count("{"), (lang, key)

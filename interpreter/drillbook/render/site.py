@@ -60,6 +60,28 @@ _UI = {
         "cell_notes": "Примечания к клеткам", "row": "строка",
         "unexercised": "ни один пример этого не проверяет",
     },
+    "de": {
+        "contents": "Inhalt", "edition": "Ausgabe", "languages": "Sprachen",
+        "doubts": "Zweifel und Lücken", "doubt": "Zweifel", "gap": "Lücke", "note": "Anmerkung",
+        "source": "Quelle", "none_doubts": "Keine Zweifel, keine Lücken.", "index": "Inhalt",
+        "files": "Dateien", "section": "Abschnitt", "legend": "Fußnoten",
+        "modifiers": "Würfelmodifikatoren", "when": "wenn", "exceptions": "Ausnahmen",
+        "exception_to": "Ausnahme zu", "redline": "Änderungen", "base": "Grundregeln",
+        "variant": "Variante", "changes": "Änderungen", "dropped": "gestrichen",
+        "added": "hinzugefügt", "replaced": "ersetzt", "cell": "Zelle geändert",
+        "option": "Option umgeschaltet", "not_in_base": "nicht in den Grundregeln",
+        "not_in_variant": "von der Variante gestrichen", "default": "Vorgabe",
+        "patched": "von der Variante geändert", "counts": "{d} Zweifel, {g} Lücken",
+        "in_variant": "Anmerkungen der Variante",
+        "search": "Suche", "search_hint": "Abschnitte, Regeln, Bezeichnungen, Zellen",
+        "found": "{n} gefunden", "shown": "die ersten {n} angezeigt",
+        "variants": "Varianten", "odds": "Geänderte Wahrscheinlichkeiten",
+        "odds_intro": "in den Lagen der Beispiele der Grundregeln",
+        "question": "Frage", "example": "Beispiel", "outcome": "Ergebnis",
+        "before": "vorher", "after": "nachher", "no_odds": "Keine Wahrscheinlichkeit ändert sich.",
+        "cell_notes": "Anmerkungen zu Zellen", "row": "Zeile",
+        "unexercised": "von keinem Beispiel geprüft",
+    },
 }
 
 _KIND_WORD = {
