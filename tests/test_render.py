@@ -819,3 +819,25 @@ def test_the_words_of_the_site_exist_in_every_language_it_has():
         assert set(words) == set(_UI["en"]), lang
         for key, text in words.items():
             assert text.count("{") == _UI["en"][key].count("{"), (lang, key)
+
+
+def test_a_doubt_on_a_variants_changed_cell_flags_that_cell(tmp_path):
+    path = tmp_path / "doubtful.drill"
+    path.write_text(
+        f'variant "Doubtful house rule" of "{(MP / "rulebook.drill").as_posix()}"\n\n'
+        "change order_change(Charge, Rally) to 0-4\n"
+        '  doubt "the club is not sure it was 0-4"\n', encoding="utf-8")
+    model = Rulebook.open(str(path)).model
+    out = tmp_path / "out"
+    render_site(model, str(out))
+    pages, _ = check_links(out)
+    cell = chart_cell(pages["orders.html"], "order_change", "Charge", "Rally")
+    assert "doubt" in cell.classes and squash(cell.text()).startswith("0-4")
+    assert "the club is not sure" in cell.find("a", cls="cell-flag").attrs["title"]
+    assert "doubt" not in chart_cell(pages["orders.html"], "order_change", "Charge",
+                                     "MakeReady").classes
+    red = chart_cell(pages["redline.html"].find("div", cls="variant"), "order_change", "Charge",
+                     "Rally")
+    assert {"doubt", "changed"} <= red.classes
+    flag = red.find("a", cls="cell-flag")
+    assert pages["redline.html"].by_id(flag.attrs["href"][1:]) is not None
