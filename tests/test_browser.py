@@ -234,6 +234,15 @@ def test_search_finds_a_russian_label_and_goes_to_it(site, sized):
     box = first.bounding_box()
     assert box["x"] >= 0 and box["x"] + box["width"] <= WIDTHS[sized.name] + 1
     _shot(page, f"search-{sized.name}")
+    page.press("#search-input", "ArrowDown")             # the keyboard walks the results
+    assert page.evaluate("() => document.activeElement.getAttribute('href')") == \
+        "orders.html#d-Order"
+    page.keyboard.press("ArrowDown")
+    second = page.locator("#search-results a").nth(1).get_attribute("href")
+    assert page.evaluate("() => document.activeElement.getAttribute('href')") == second
+    page.keyboard.press("ArrowUp")
+    page.keyboard.press("ArrowUp")
+    assert page.evaluate("() => document.activeElement.id") == "search-input"
     page.press("#search-input", "Enter")
     page.wait_for_url("**/orders.html#d-Order")
     assert _in_viewport(page, '[id="d-Order"]')

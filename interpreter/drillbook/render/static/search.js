@@ -83,6 +83,26 @@
     });
     input.addEventListener("keydown", function (event) {
       if (event.key === "Escape") { input.value = ""; run(); }
+      if (event.key === "ArrowDown") {
+        var first = list.querySelector("a");
+        if (first) { event.preventDefault(); first.focus(); }
+      }
+    });
+    list.addEventListener("keydown", function (event) {       // up and down the results
+      var links = Array.prototype.slice.call(list.querySelectorAll("a"));
+      var at = links.indexOf(document.activeElement);
+      if (at < 0) { return; }
+      if (event.key === "ArrowDown" && at + 1 < links.length) {
+        event.preventDefault();
+        links[at + 1].focus();
+      } else if (event.key === "ArrowUp") {
+        event.preventDefault();
+        (at > 0 ? links[at - 1] : input).focus();
+      } else if (event.key === "Escape") {
+        input.focus();
+        input.value = "";
+        run();
+      }
     });
     list.addEventListener("click", function (event) {
       if (event.target.closest && event.target.closest("a")) {
