@@ -527,8 +527,11 @@ def cmd_odds(args, argv) -> int:
 def cmd_render(args, argv) -> int:
     from .render import render_site
     rb = _open(args.rulebook, argv, args.variant)
-    written = render_site(rb.model, args.out, _lang(args, argv, rb.model),
-                          rb.model if rb.model.base is not None else None)
+    variant = rb.model if rb.model.base is not None else None
+    if variant is not None:
+        from .diff import semantic_diff            # the redline shows the odds that change
+    written = render_site(rb.model, args.out, _lang(args, argv, rb.model), variant,
+                          semantic_diff(rb) if variant is not None else None)
     if args.json:
         _json({"out": args.out, "written": list(written)})
         return 0

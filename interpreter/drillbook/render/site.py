@@ -6,43 +6,19 @@ import os
 import re
 from dataclasses import dataclass, field
 
+from markupsafe import Markup
+
 from .. import ast as A
 from ..errors import Loc
+from ..phrases import LANGUAGES, PHRASES
 
 
 SITE_MARKER = ".drillbook-site"
 
 # ------------------------------------------------------------------ words of the pages
-_UI = {
-    "en": {
-        "contents": "Contents", "edition": "Edition", "languages": "Languages",
-        "doubts": "Doubts and gaps", "doubt": "doubt", "gap": "gap", "note": "note",
-        "source": "source", "none_doubts": "No doubts or gaps.", "index": "Contents",
-        "files": "Files", "section": "Section", "legend": "Markers",
-        "modifiers": "Die-roll modifiers", "when": "when", "exceptions": "Exceptions",
-        "exception_to": "exception to", "redline": "Redline", "base": "Base",
-        "variant": "Variant", "changes": "Changes", "dropped": "dropped",
-        "added": "added", "replaced": "replaced", "cell": "cell changed",
-        "option": "option switched", "not_in_base": "not in the base rulebook",
-        "not_in_variant": "dropped by the variant", "default": "default",
-        "patched": "changed by the variant", "counts": "{d} doubts, {g} gaps",
-        "in_variant": "annotations the variant adds",
-    },
-    "ru": {
-        "contents": "Содержание", "edition": "Издание", "languages": "Языки",
-        "doubts": "Сомнения и пробелы", "doubt": "сомнение", "gap": "пробел",
-        "note": "примечание", "source": "источник", "none_doubts": "Сомнений и пробелов нет.",
-        "index": "Содержание", "files": "Файлы", "section": "Раздел", "legend": "Сноски",
-        "modifiers": "Модификаторы броска", "when": "если", "exceptions": "Исключения",
-        "exception_to": "исключение из", "redline": "Правка", "base": "Основа",
-        "variant": "Вариант", "changes": "Изменения", "dropped": "удалено",
-        "added": "добавлено", "replaced": "заменено", "cell": "изменена клетка",
-        "option": "переключена опция", "not_in_base": "нет в основных правилах",
-        "not_in_variant": "удалено вариантом", "default": "по умолчанию",
-        "patched": "изменено вариантом", "counts": "сомнений: {d}, пробелов: {g}",
-        "in_variant": "примечания варианта",
-    },
-}
+# the one phrase table holds them (phrases.py, keys "site_..."); this is its view by language
+_UI = {lang: {k[len("site_"):]: forms[lang] for k, forms in PHRASES.items() if k.startswith("site_")}
+       for lang in LANGUAGES}
 
 _KIND_WORD = {
     A.Define: "rule", A.ExceptionDecl: "exception", A.TableDecl: "table",
@@ -54,10 +30,6 @@ _KIND_WORD = {
 
 _NAME_SPAN = re.compile(r'<span class="(n|nf|nc|nn|nv)">([^<]+)</span>')
 _COMMENT_LINE = re.compile(r"^\s*--")
-
-
-def _esc(s) -> str:
-    return html.escape(str(s), quote=True)
 
 
 def _kind_word(d) -> str:
@@ -140,6 +112,23 @@ class _Site:
     flagged: list = field(default_factory=list)      # [(kind, text, href, where)]
     note_ids: dict = field(default_factory=dict)     # id(Annotation) -> anchor id
     changes_by_decl: dict = field(default_factory=dict)   # decl name -> [Change]
+    unexercised: dict = field(default_factory=dict)  # (path, line, col) -> [why], unexercised
+
+    def anchor(self, note, page: str, where: str) -> str:
+        """The anchor of an annotation (made on first use; doubts and gaps are flagged)."""
+        anchor = self.note_ids.get(id(note))
+        if anchor is None:
+            anchor = f"n-{len(self.note_ids) + 1}"
+            self.note_ids[id(note)] = anchor
+            if note.kind in ("doubt", "gap"):
+                self.flagged.append((note.kind, note.text, f"{page}#{anchor}", where))
+        return anchor
+
+    def is_unexercised(self, loc) -> bool:
+        return (loc.path, loc.line, loc.col) in self.unexercised
+
+    def unexercised_why(self, loc) -> str:
+        return "; ".join(self.unexercised.get((loc.path, loc.line, loc.col)) or [])
 
     def ui(self, key: str) -> str:
         words = _UI.get(self.lang or "en", _UI["en"])
@@ -156,6 +145,17 @@ class _Site:
         if label is None:
             return fallback
         return label.show(fallback, self.lang)
+
+
+def _places(unexercised) -> dict:
+    """``unexercised`` as (path, line, col) -> [why]: given as Locs or (path, line, col)
+    tuples, in a set or in a mapping to what was never seen (``coverage.uncovered_locs``)."""
+    out: dict = {}
+    for place in unexercised or ():
+        key = (place.path, place.line, place.col) if hasattr(place, "path") else tuple(place)
+        why = unexercised[place] if isinstance(unexercised, dict) else []
+        out.setdefault(key, []).extend([why] if isinstance(why, str) else list(why or []))
+    return out
 
 
 def _page_names(model, sources_paths: list[str]) -> dict:
@@ -207,7 +207,7 @@ class _Highlighter:
         return result
 
 
-def _link_names(line_html: str, site: _Site, page: str, own: str | None, state: dict) -> str:
+def _link_names(line_html: str, site: _Site, page: str, own: str | None, state: dict) -> Markup:
     """Names of declarations become links to them (the declaration's own name stays)."""
     def repl(m):
         name = html.unescape(m.group(2))
@@ -217,30 +217,21 @@ def _link_names(line_html: str, site: _Site, page: str, own: str | None, state: 
         href = site.href(name, page)
         if href is None:
             return m.group(0)
-        return (f'<a class="xref" href="{_esc(href)}" title="{_esc(name)}">'
-                f"{m.group(0)}</a>")
-    return _NAME_SPAN.sub(repl, line_html)
+        return Markup('<a class="xref" href="{}" title="{}">{}</a>').format(
+            href, name, Markup(m.group(0)))
+    return Markup(_NAME_SPAN.sub(repl, line_html))     # Pygments' output, escaped by Pygments
 
 
 def _code_block(site: _Site, hl: _Highlighter, first, lines: list[str], page: str,
-                own: str | None = None, marks: dict | None = None) -> str:
+                own: str | None = None, marks: dict | None = None) -> dict:
     """A highlighted block numbered from ``first`` (or by the list of line numbers
-    ``first``); ``marks`` maps a line index to a CSS class (dropped, added)."""
+    ``first``); ``marks`` maps a line index to a CSS class (dropped, added).  The
+    template ``code`` draws it."""
     numbers = list(first) if isinstance(first, list) else \
         list(range(first, first + len(lines)))
     state: dict = {}
-    rows = []
     width = max((len(str(n)) for n in numbers), default=1)
-    for i, line_html in enumerate(hl.lines(lines)):
-        linked = _link_names(line_html, site, page, own, state)
-        number = f'<span class="linenos">{numbers[i]:>{width}}</span>'
-        cls = (marks or {}).get(i)
-        if cls == "dropped":
-            rows.append(f'{number}<del class="line dropped">{linked}</del>')
-        elif cls == "added":
-            rows.append(f'{number}<ins class="line added">{linked}</ins>')
-        else:
-            rows.append(number + linked)
-    return '<div class="highlight"><pre>' + "\n".join(rows) + "</pre></div>"
-
-
+    rows = [{"number": f"{numbers[i]:>{width}}", "mark": (marks or {}).get(i),
+             "html": _link_names(line_html, site, page, own, state)}
+            for i, line_html in enumerate(hl.lines(lines))]
+    return {"rows": rows}
