@@ -117,6 +117,7 @@ PHRASES = {
     # diff
     "diff_why": {"en": "why: {w}", "ru": "почему: {w}", "de": "warum: {w}"},
     # the review site (render/): its headings and words
+    "site_or": {"en": " or ", "ru": " или ", "de": " oder "},
     "site_contents": {"en": "Contents", "ru": "Содержание", "de": "Inhalt"},
     "site_edition": {"en": "Edition", "ru": "Издание", "de": "Ausgabe"},
     "site_languages": {"en": "Languages", "ru": "Языки", "de": "Sprachen"},
