@@ -18,6 +18,7 @@ import pytest_lsp
 from lsprotocol import types as T
 from pytest_lsp import ClientServerConfig, LanguageClient
 
+from drillbook.errors import DrillError
 from drillbook.fmt import format_text
 from drillbook.lsp import complete, features as F, index
 from drillbook.lsp.project import ParseCache, analyse, find_main, real
@@ -409,3 +410,28 @@ def test_rename_refuses_keywords_and_clashes(mp):
 
 def test_formatting_a_file_that_does_not_parse_gives_no_edit():
     assert F.formatting(real(str(ORDERS)), "section ((\n") is None
+
+
+def _drill_files():
+    return sorted(p for p in list((ROOT / "rulebooks").rglob("*.drill"))
+                  + list((ROOT / "tests" / "good").rglob("*.drill")))
+
+
+@pytest.mark.parametrize("path", _drill_files(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_parsing_by_sections_gives_the_whole_files_ast(path):
+    from drillbook.syntax import parse_file
+    text = path.read_text(encoding="utf-8")
+    assert repr(ParseCache().parse(str(path), text)) == repr(parse_file(str(path), text))
+
+
+def test_typing_in_one_section_reparses_only_that_section():
+    cache, text = ParseCache(), ORDERS.read_text(encoding="utf-8")
+    before = cache.parse(str(ORDERS), text).sections
+    after = cache.parse(str(ORDERS), text.replace("wing_units_battered(w) \"", "wub(w) \"")).sections
+    assert [b.number for a, b in zip(before, after) if a is not b] == ["5.7"]
+    with pytest.raises(DrillError) as e:      # a broken section: the whole file's own error
+        cache.parse(str(ORDERS), text.replace("section 5.7 ", "section 5.7 ((( ", 1))
+    from drillbook.syntax import parse_file
+    with pytest.raises(DrillError) as whole:
+        parse_file(str(ORDERS), text.replace("section 5.7 ", "section 5.7 ((( ", 1))
+    assert e.value.render() == whole.value.render()

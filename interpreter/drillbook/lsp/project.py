@@ -17,9 +17,10 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import re
 from dataclasses import dataclass, field
 
-from .. import loader, variants
+from .. import ast as A, loader, variants
 from ..check import Checker, Model
 from ..errors import Diagnostic, DrillError, Loc, remember_source
 
@@ -39,10 +40,16 @@ class Analysis:
 
 
 class ParseCache:
-    """The last parse of each file, reused while its text is unchanged."""
+    """The last parse of each file, reused while its text is unchanged.  A file of several
+    sections is parsed a section at a time (each piece after as many blank lines as come
+    before it, so that every position is the file's own), and a section whose text and
+    first line are unchanged keeps its parse: typing in one section re-parses only it.
+    When a piece does not parse, the whole file is parsed, so the error is the one
+    ``drillbook check`` reports."""
 
     def __init__(self):
         self.by_path: dict[str, tuple[str, object]] = {}
+        self.pieces: dict[str, dict] = {}
 
     def parse(self, path: str, text: str):
         _LINES[real(path)] = text.splitlines()
@@ -50,11 +57,33 @@ class ParseCache:
         if hit is not None and hit[0] == text:
             remember_source(path, text)
             return hit[1]
-        parsed = _PARSE(path, text)
+        parsed = self._by_sections(path, text)
         self.by_path[path] = (text, parsed)
         return parsed
 
+    def _by_sections(self, path: str, text: str):
+        lines = text.split("\n")
+        starts = [i for i, line in enumerate(lines) if _SECTION.match(line)]
+        if len(starts) < 2 or first_word(text) == "variant":
+            return _PARSE(path, text)
+        bounds = [0] + starts[1:] + [len(lines)]
+        old, new, parts = self.pieces.get(path, {}), {}, []
+        try:
+            for a, b in zip(bounds, bounds[1:]):
+                key = (a, "\n".join(lines[a:b]) + ("\n" if b < len(lines) else ""))
+                parts.append(old.get(key) or _PARSE(path, "\n" * a + key[1]))
+                new[key] = parts[-1]
+        except DrillError:
+            return _PARSE(path, text)
+        finally:
+            remember_source(path, text)
+        self.pieces[path] = new
+        head = parts[0]
+        return A.SourceFile(path, head.header, head.uses, [s for p in parts for s in p.sections],
+                            [x for p in parts for x in p.patches])
 
+
+_SECTION = re.compile(r"section\b")
 _LINES: dict[str, list] = {}      # real path -> the lines of the text last parsed
 
 
