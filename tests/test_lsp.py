@@ -435,3 +435,82 @@ def test_typing_in_one_section_reparses_only_that_section():
     with pytest.raises(DrillError) as whole:
         parse_file(str(ORDERS), text.replace("section 5.7 ", "section 5.7 ((( ", 1))
     assert e.value.render() == whole.value.render()
+
+
+# ------------------------------------------------------------------ the VS Code package
+VSCODE = ROOT / "editor-support" / "vscode"
+
+
+def test_vsce_packages_a_clean_vsix_without_license_or_repository_warnings(tmp_path):
+    """``npx @vscode/vsce package`` builds the extension (bundling the language client);
+    locally a missing node/npm skips this, in CI (CI=true) it is a failure."""
+    import shutil
+    import subprocess
+    import zipfile
+    missing = [f"{tool} is not on PATH" for tool in ("node", "npx") if shutil.which(tool) is None]
+    if not (VSCODE / "node_modules" / "@vscode" / "vsce").is_dir():
+        missing.append("editor-support/vscode/node_modules/@vscode/vsce is missing (run from "
+                       "the repository root: npm ci --prefix editor-support/vscode)")
+    if missing:
+        if os.environ.get("CI") == "true":
+            pytest.fail("CI must build the VS Code package, but " + "; ".join(missing))
+        pytest.skip("; ".join(missing))
+    out = tmp_path / "drillbook.vsix"
+    proc = subprocess.run([shutil.which("npx"), "@vscode/vsce", "package", "-o", str(out)],
+                          cwd=VSCODE, capture_output=True, text=True, timeout=300,
+                          stdin=subprocess.DEVNULL)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 0, output[-4000:]
+    warnings = [ln for ln in output.splitlines() if "WARNING" in ln or "warn" in ln.lower()]
+    assert not [w for w in warnings if "LICENSE" in w or "repository" in w.lower()], warnings
+    names = zipfile.ZipFile(out).namelist()
+    assert "extension/dist/extension.js" in names and "extension/LICENSE.txt" in names
+    assert "extension/package.json" in names and "extension/syntaxes/drillbook.tmLanguage.json" in names
+    assert not [n for n in names if n.startswith("extension/test/")], names
+    assert not [n for n in names if "node_modules" in n], "the client is bundled, not shipped raw"
+
+
+# ------------------------------------------------------------------ docs/editors.md
+def _snippets(lang: str) -> list[str]:
+    import re
+    text = (ROOT / "docs" / "editors.md").read_text(encoding="utf-8")
+    return re.findall(r"```" + lang + r"\n(.*?)```", text, re.S)
+
+
+def _editor_commands() -> dict:
+    """The command line each editor's snippet in docs/editors.md starts the server with."""
+    import json
+    import re
+    (vscode,) = _snippets("json")
+    settings = json.loads(vscode)
+    (lua,) = _snippets("lua")
+    cmd = re.search(r"cmd = \{([^}]*)\}", lua).group(1)
+    (toml,) = _snippets("toml")
+    server = re.search(r'\[language-server\.drillbook\]\ncommand = "([^"]+)"\nargs = \[([^]]*)\]',
+                       toml)
+    assert re.search(r'language-servers = \["drillbook"\]', toml)
+    assert re.search(r'file-types = \["drill"\]', toml) and 'filetypes = { "drillbook" }' in lua
+    return {"vscode": [settings["drillbook.server.command"], *settings["drillbook.server.args"]],
+            "neovim": re.findall(r'"([^"]+)"', cmd),
+            "helix": [server.group(1), *re.findall(r'"([^"]+)"', server.group(2))]}
+
+
+@pytest.mark.parametrize("editor", ["vscode", "neovim", "helix"])
+def test_the_editor_snippets_name_a_command_that_exists(editor):
+    import shutil
+    import subprocess
+    command, *args = _editor_commands()[editor]
+    assert args == ["lsp"]
+    exe = shutil.which(command) or shutil.which(command, path=str(Path(sys.executable).parent))
+    assert exe, f"'{command}' is neither on PATH nor beside {sys.executable}"
+    proc = subprocess.run([exe, *args, "--help"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and proc.stdout.startswith("usage: drillbook lsp"), proc.stderr
+
+
+def test_the_extension_defaults_are_the_documented_command():
+    import json
+    props = json.loads((VSCODE / "package.json").read_text(encoding="utf-8"))[
+        "contributes"]["configuration"]["properties"]
+    documented = _editor_commands()["vscode"]
+    assert [props["drillbook.server.command"]["default"],
+            *props["drillbook.server.args"]["default"]] == documented
