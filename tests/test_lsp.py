@@ -339,9 +339,16 @@ def _at(path: Path, needle: str, nth=0, offset=0):
     return real(str(path)), pos.line + 1, pos.character + 1
 
 
-def test_the_rulebook_of_a_used_file_is_found():
-    assert find_main(real(str(RALLY)), {}, ParseCache()) == real(str(MP / "rulebook.drill"))
-    assert find_main(real(str(VARIANT)), {}, ParseCache()) == real(str(VARIANT))
+def test_the_rulebook_of_a_used_file_is_found(tmp_path):
+    def files_of(main):
+        return analyse(main, {}, ParseCache()).files
+    assert find_main(real(str(RALLY)), {}, files_of) == real(str(MP / "rulebook.drill"))
+    assert find_main(real(str(VARIANT)), {}, files_of) == real(str(VARIANT))
+    lone = tmp_path / "sub" / "lone.drill"       # under a rulebook that does not use it
+    lone.parent.mkdir()
+    lone.write_text('section 1 "x"\n', encoding="utf-8")
+    (tmp_path / "rulebook.drill").write_text('rulebook "T" languages en\n', encoding="utf-8")
+    assert find_main(real(str(lone)), {}, files_of) == real(str(lone))
 
 
 def test_a_file_no_rulebook_uses_is_checked_for_syntax_only(tmp_path):
@@ -406,6 +413,32 @@ def test_rename_refuses_keywords_and_clashes(mp):
         F.rename(ix, *_at(MORALE, "    Shaken", offset=4), "table", {})
     with pytest.raises(F.Refused, match="already declared"):
         F.rename(ix, *_at(MORALE, "    Shaken", offset=4), "Broken", {})
+
+
+def test_positions_count_in_the_encoding_the_client_chose(mp):
+    path = real(str(ORDERS))
+    text = ORDERS.read_text(encoding="utf-8")
+    line_no = next(n for n, ln in enumerate(text.splitlines(), 1) if "Атаковать" in ln)
+    line = text.splitlines()[line_no - 1]
+    col = len(line) + 1                              # the end of a line with Cyrillic in it
+    try:
+        for unit, expect in (("utf-16", len(line)), ("utf-8", len(line.encode("utf-8"))),
+                             ("utf-32", len(line))):
+            F.ENCODING["unit"] = unit
+            pos = F.to_lsp(path, line_no, col)
+            assert pos.character == expect
+            assert F.from_lsp(path, pos) == (line_no, col)
+    finally:
+        F.ENCODING["unit"] = "utf-16"
+
+
+def test_a_space_asks_only_for_levels(mp):
+    _, ix = mp
+    text = ORDERS.read_text(encoding="utf-8")
+    pos = where(text, "= 2 * count", offset=2)
+    got = complete.completion(ix, text, real(str(ORDERS)), pos.line + 1, pos.character + 1,
+                              only_sure=True)
+    assert got.items == []
 
 
 def test_formatting_a_file_that_does_not_parse_gives_no_edit():

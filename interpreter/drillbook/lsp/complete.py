@@ -63,13 +63,16 @@ _GIVEN = re.compile(r"\bgiven\s+(\w+)\s*:\s*([A-Za-z_]\w*)")
 _QUERY = re.compile(r"\b([A-Z]\w*)\s+(\w+)\s+where\b")
 
 
-def completion(ix, text: str, path: str, line: int, col: int) -> T.CompletionList:
+def completion(ix, text: str, path: str, line: int, col: int,
+               only_sure: bool = False) -> T.CompletionList:
+    """What may be typed at (line, col).  ``only_sure`` (a completion the editor asked for
+    because a space was typed) offers only levels and dice, never the whole list."""
     lines = text.splitlines()
     current = lines[line - 1] if 0 < line <= len(lines) else ""
     before = current[: col - 1]
     above = "\n".join(lines[max(0, line - 40): line - 1] + [before])
     if ix is None or ix.model is None:
-        return T.CompletionList(False, _keywords())
+        return T.CompletionList(False, [] if only_sure else _keywords())
     m = ix.model
     where = _enclosing(m, path, line)
     if _ROLL.search(before):
@@ -87,7 +90,7 @@ def completion(ix, text: str, path: str, line: int, col: int) -> T.CompletionLis
     ty = _argument_type(m, before)
     if ty is not None and strip(ty).kind in ("enum", "union"):
         return T.CompletionList(False, _levels(m, strip(ty).name))
-    return T.CompletionList(False, _everything(m, where))
+    return T.CompletionList(False, [] if only_sure else _everything(m, where))
 
 
 # ------------------------------------------------------------ what is here

@@ -34,22 +34,41 @@ def path_of(doc_uri: str) -> str:
     return real(unquote(urlparse(doc_uri).path))
 
 
+ENCODING = {"unit": "utf-16"}     # what an LSP "character" counts; the server sets it
+
+
+def _units(text: str) -> int:
+    unit = ENCODING["unit"]
+    if unit == "utf-8":
+        return len(text.encode("utf-8"))
+    if unit == "utf-32":
+        return len(text)
+    return sum(2 if ord(ch) > 0xFFFF else 1 for ch in text)
+
+
+def character(text: str, col: int) -> int:
+    """The LSP character offset of 1-based column ``col`` of a line."""
+    return _units(text[: max(col - 1, 0)]) + max(col - 1 - len(text), 0)
+
+
+def column(text: str, character: int) -> int:
+    """The 1-based column of an LSP character offset in a line."""
+    units, col = 0, 1
+    for ch in text:
+        if units >= character:
+            break
+        units += _units(ch)
+        col += 1
+    return col + max(character - units, 0)
+
+
 def to_lsp(path: str, line: int, col: int) -> T.Position:
-    """A 1-based (line, character column) as an LSP position (UTF-16 units)."""
-    text = line_of(path, line) or ""
-    units = sum(2 if ord(ch) > 0xFFFF else 1 for ch in text[: max(col - 1, 0)])
-    return T.Position(line=max(line - 1, 0), character=units + max(col - 1 - len(text), 0))
+    """A 1-based (line, column) as an LSP position."""
+    return T.Position(line=max(line - 1, 0), character=character(line_of(path, line) or "", col))
 
 
 def from_lsp(path: str, pos: T.Position) -> tuple[int, int]:
-    text = line_of(path, pos.line + 1) or ""
-    units, col = 0, 1
-    for ch in text:
-        if units >= pos.character:
-            break
-        units += 2 if ord(ch) > 0xFFFF else 1
-        col += 1
-    return pos.line + 1, col + max(pos.character - units, 0)
+    return pos.line + 1, column(line_of(path, pos.line + 1) or "", pos.character)
 
 
 def span_range(span) -> T.Range:
@@ -305,7 +324,7 @@ def formatting(path: str, text: str) -> list[T.TextEdit] | None:
     if tidy == text:
         return []
     lines = text.split("\n")
-    end = T.Position(len(lines) - 1, sum(2 if ord(c) > 0xFFFF else 1 for c in lines[-1]))
+    end = T.Position(len(lines) - 1, character(lines[-1], len(lines[-1]) + 1))
     return [T.TextEdit(T.Range(T.Position(0, 0), end), tidy)]
 
 

@@ -145,22 +145,20 @@ def text_of(path: str, texts: dict) -> str | None:
         return None
 
 
-def find_main(path: str, texts: dict, cache: ParseCache, stop: str | None = None) -> str:
-    """The main file of the rulebook ``path`` belongs to (``path`` when none uses it)."""
+def find_main(path: str, texts: dict, files_of) -> str:
+    """The main file of the rulebook ``path`` belongs to: ``path`` itself when it starts
+    with a ``rulebook`` or ``variant`` header, else the nearest ``rulebook.drill`` above it
+    whose files (``files_of(main)``) include it, else ``path`` (a file no rulebook uses)."""
     text = text_of(path, texts) or ""
     if first_word(text) in ("rulebook", "variant"):
         return path
     folder = os.path.dirname(path)
     while True:
         candidate = os.path.join(folder, loader.MAIN_FILE)
-        if os.path.isfile(candidate) and candidate != path:
-            try:
-                if path in analyse(candidate, texts, cache).files:
-                    return candidate
-            except DrillError:
-                pass
+        if os.path.isfile(candidate) and candidate != path and path in files_of(candidate):
+            return candidate
         parent = os.path.dirname(folder)
-        if parent == folder or (stop and not parent.startswith(stop)):
+        if parent == folder:
             return path
         folder = parent
 

@@ -53,9 +53,9 @@ class DrillbookServer(LanguageServer):
 
     def main_for(self, path: str) -> str:
         for main, a in self.analyses.items():
-            if path in a.files and (main == path or first_word(self.text(path)) != "variant"):
+            if main == path or (a.variant is None and path in a.files):
                 return main
-        return find_main(path, self.texts(), self.cache)
+        return find_main(path, self.texts(), lambda main: self.analysis_of(main).files)
 
     def text(self, path: str) -> str:
         return self.texts().get(path) or (open(path, encoding="utf-8").read()
@@ -64,6 +64,9 @@ class DrillbookServer(LanguageServer):
     def analysis(self, path: str, fresh=False) -> Analysis:
         main = self.main_of.get(path) or self.main_for(path)
         self.main_of[path] = main
+        return self.analysis_of(main, fresh)
+
+    def analysis_of(self, main: str, fresh=False) -> Analysis:
         if fresh or main not in self.analyses:
             a = analyse(main, self.texts(), self.cache)
             self.analyses[main] = a
@@ -147,6 +150,11 @@ def _where(params):
     return path, *F.from_lsp(path, params.position)
 
 
+@server.feature(T.INITIALIZED)
+def initialized(ls: DrillbookServer, params: T.InitializedParams):
+    F.ENCODING["unit"] = str(ls.server_capabilities.position_encoding or "utf-16")
+
+
 @server.feature(T.TEXT_DOCUMENT_DID_OPEN)
 def did_open(ls: DrillbookServer, params: T.DidOpenTextDocumentParams):
     path = F.path_of(params.text_document.uri)
@@ -202,10 +210,10 @@ def completion(ls: DrillbookServer, params: T.CompletionParams):
     text = ls.workspace.get_text_document(params.text_document.uri).source
     line = params.position.line + 1
     lines = text.splitlines()
-    current = lines[line - 1] if line <= len(lines) else ""
-    col = len(current.encode("utf-16-le")[: params.position.character * 2].decode(
-        "utf-16-le", errors="ignore")) + 1
-    return complete.completion(ls.index_of(ls.usable(path)), text, path, line, col)
+    col = F.column(lines[line - 1] if line <= len(lines) else "", params.position.character)
+    trigger = params.context.trigger_character if params.context else None
+    return complete.completion(ls.index_of(ls.usable(path)), text, path, line, col,
+                               only_sure=trigger == " ")
 
 
 @server.feature(T.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
