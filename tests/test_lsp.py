@@ -358,6 +358,34 @@ def test_a_file_no_rulebook_uses_is_checked_for_syntax_only(tmp_path):
     assert [d.code for d in a.diagnostics[real(str(lone))]] == ["W001"]
 
 
+def _main_files():
+    found = sorted((ROOT / "tests" / "bad").glob("*.drill")) + sorted(
+        (ROOT / "tests" / "good").rglob("*.drill")) + sorted((ROOT / "rulebooks").glob(
+            "*/rulebook.drill")) + sorted((ROOT / "rulebooks").glob("*/variants/*.drill"))
+    return [p for p in found if p.read_text(encoding="utf-8").lstrip().startswith(
+        ("rulebook", "variant", "--")) and "W001" not in p.name]
+
+
+@pytest.mark.parametrize("path", _main_files(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_server_reports_what_drillbook_check_reports(path):
+    """The same error and warning codes, at the same places, as ``drillbook check``."""
+    from drillbook.check import check
+    from drillbook.loader import load
+    from drillbook.variants import is_variant, load_variant
+    try:
+        model = load_variant(str(path)) if is_variant(str(path)) else check(load(str(path)))
+        want = model.warnings
+    except DrillError as e:
+        want = e.diagnostics
+    a = analyse(str(path), {}, ParseCache())
+    got = [d for ds in a.diagnostics.values() for d in ds]
+    if [d.code for d in want] == ["E013"]:     # for the server: a file no rulebook uses
+        assert [d.code for d in got] == ["W001"] and "'rulebook' header" in got[0].hint
+        return
+    key = (lambda d: (real(d.loc.path), d.loc.line, d.loc.col, d.code))
+    assert sorted(map(key, got)) == sorted(map(key, want))
+
+
 def test_unsaved_text_wins_over_the_disk():
     path = real(str(ORDERS))
     text = ORDERS.read_text(encoding="utf-8").replace("wing_units_battered(w) \"", "x(w) \"", 1)

@@ -4,7 +4,7 @@
 live text: the last checked model may be a few keystrokes old) and offers:
 
 - after ``x.`` the fields of x's record type (or of a check, range or verdict);
-- where a level is expected (``u.morale >= ``, ``in [``, an argument or a given field of an
+- where a level is expected (``x.level >= ``, ``in [``, an argument or a given field of an
   enum or scale type, ``set u.order to ``) the levels of that enum or scale;
 - after ``roll`` the dice;
 - elsewhere every name in scope, the keywords and the built-in functions.

@@ -181,7 +181,8 @@ def analyse(main: str, texts: dict, cache: ParseCache) -> Analysis:
                 result.diagnostics[main] = [Diagnostic(
                     Loc(loader.display_path(main)), NOT_USED,
                     "no rulebook uses this file, so only its syntax is checked",
-                    "add use \"...\" to a rulebook.drill above it", severity="warning")]
+                    "add use \"...\" to a rulebook.drill above it, or start this file with a "
+                    "'rulebook' header", severity="warning")]
         except DrillError as e:
             _add(result, e.diagnostics)
     result.parsed.update(seen)
