@@ -96,6 +96,9 @@ class DrillbookServer(LanguageServer):
     def refresh(self, path: str) -> None:
         try:
             a = self.analysis(path, fresh=True)
+            for p, main in list(self.main_of.items()):
+                if main == a.main and p not in a.files:     # no longer used by it
+                    del self.main_of[p]
             self.publish(a)
             for other in list(self.texts()):
                 if other != a.main and first_word(self.text(other)) == "variant":
