@@ -52,10 +52,11 @@ class DrillbookServer(LanguageServer):
         return sorted(set(roots))
 
     def main_for(self, path: str) -> str:
-        for main, a in self.analyses.items():
+        for main, a in list(self.analyses.items()) + list(self.good.items()):
             if main == path or (a.variant is None and path in a.files):
                 return main
-        return find_main(path, self.texts(), lambda main: self.analysis_of(main).files)
+        return find_main(path, self.texts(), lambda main: self.good.get(
+            main, self.analysis_of(main)).files)
 
     def text(self, path: str) -> str:
         return self.texts().get(path) or (open(path, encoding="utf-8").read()
@@ -96,7 +97,7 @@ class DrillbookServer(LanguageServer):
     def refresh(self, path: str) -> None:
         try:
             a = self.analysis(path, fresh=True)
-            for p, main in list(self.main_of.items()):
+            for p, main in list(self.main_of.items()) if a.model is not None else []:
                 if main == a.main and p not in a.files:     # no longer used by it
                     del self.main_of[p]
             self.publish(a)
