@@ -41,7 +41,7 @@ KEYWORDS = {
     "example": "an executable example", "given": "an example's entity",
     "expect": "an example's expectation", "source": "where a value comes from",
     "doubt": "a doubtful reading", "gap": "what the sources lack", "note": "a note",
-    "when": "condition", "if": "if ... then ... else", "then": "if ... then", "else": "else",
+    "when": "condition", "if": "if ... then ... else", "then": "if ... then / effects in order: A then B", "else": "else",
     "and": "both", "or": "either", "not": "negation", "in": "membership / for x in",
     "is": "is none / is not none", "none": "no value", "nothing": "no effects",
     "true": "true", "false": "false", "roll": "roll a die", "choose": "a player's choice",
@@ -51,6 +51,10 @@ KEYWORDS = {
     "of": "require x of / list of / variant of", "list": "list of Type",
     "default": "default value", "replace": "variant: replace", "with": "replace ... with",
     "drop": "variant: drop", "change": "variant: change a cell", "switch": "variant: switch",
+    "board": "the rulebook's board", "hex": "board hex ...", "columns": "hex columns",
+    "rows": "hex rows", "odd": "odd columns or rows lower", "even": "even columns or rows lower",
+    "axial": "axial hex coordinates", "let": "let x = value: effects",
+    "each": "for each x in list: effects",
 }
 
 _CHAIN = r"[A-Za-z_]\w*(?:\([^()]*\))?(?:\.[A-Za-z_]\w*)*"
