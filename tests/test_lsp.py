@@ -307,6 +307,23 @@ async def test_rename_refused_where_a_variant_names_it(client):
 
 
 @e2e
+async def test_a_change_on_disk_is_checked_again(client, tmp_path):
+    import shutil
+    book = tmp_path / "multi"
+    shutil.copytree(ROOT / "tests" / "good" / "multi", book)
+    rules, vocab = book / "parts" / "rules.drill", book / "parts" / "vocabulary.drill"
+    open_doc(client, rules)
+    await diagnostics(client, rules, lambda d: len(d) == 0)
+    vocab.write_text(vocab.read_text(encoding="utf-8").replace("    Horse\n", "    Hors\n"),
+                     encoding="utf-8")
+    client.workspace_did_change_watched_files(T.DidChangeWatchedFilesParams(
+        [T.FileEvent(uri(vocab), T.FileChangeType.Changed)]))
+    got = await diagnostics(client, rules, lambda d: "E202" in codes(d))
+    assert any("'Horse'" in d.message for d in got)
+    close_doc(client, rules)
+
+
+@e2e
 async def test_a_garbage_file_does_not_crash_the_server(client, tmp_path):
     junk = tmp_path / "junk.drill"
     junk.write_bytes(b"")

@@ -139,6 +139,13 @@ def signature(loc) -> str:
     return text.rstrip()
 
 
+def written(loc) -> str:
+    """The source text a one-line node was written as."""
+    text = line_of(loc.path, loc.line) or ""
+    end = loc.end_col if loc.end_line == loc.line else len(text) + 1
+    return text[loc.col - 1:end - 1]
+
+
 def _block(*parts) -> str:
     return "\n\n".join(p for p in parts if p)
 
@@ -198,8 +205,8 @@ def _key_hover(ix, key, langs) -> str:
                       f"value `{A.to_source(obj.value)}`{cond}", labels(obj.label, langs),
                       section_line(owner.section, langs), "\n\n".join(notes(obj.annotations)))
     if key[0] == "param":
-        return _block(f"**parameter** `{obj.name}: {signature(obj.type.loc).split(',')[0].rstrip(')')}`"
-                      f" of `{owner.name}`", section_line(owner.section, langs))
+        return _block(f"**parameter** `{obj.name}: {written(obj.type.loc)}` of `{owner.name}`",
+                      section_line(owner.section, langs))
     return ""
 
 

@@ -181,6 +181,16 @@ def did_close(ls: DrillbookServer, params: T.DidCloseTextDocumentParams):
     ls.refresh(F.path_of(params.text_document.uri))
 
 
+@server.feature(T.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+def watched_files(ls: DrillbookServer, params: T.DidChangeWatchedFilesParams):
+    """A .drill file changed on disk (a checkout, ``drillbook fmt``): check again every
+    rulebook that uses it."""
+    changed = {F.path_of(c.uri) for c in params.changes}
+    for main, a in list(ls.analyses.items()):
+        if changed & set(a.files):
+            ls.refresh(main)
+
+
 @server.feature(T.TEXT_DOCUMENT_HOVER)
 @_safe
 def hover(ls: DrillbookServer, params: T.HoverParams):
