@@ -37,6 +37,7 @@ class Analysis:
     variant: object = None                      # for a variant: its parsed SourceFile
     diagnostics: dict = field(default_factory=dict)   # real path -> [Diagnostic]
     parsed: dict = field(default_factory=dict)  # real path -> SourceFile
+    index: object = None                        # its index.Index, once a feature needs it
 
 
 class ParseCache:

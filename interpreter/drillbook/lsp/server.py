@@ -21,7 +21,7 @@ from pygls.lsp.server import LanguageServer
 from .. import __version__
 from ..errors import Diagnostic, Loc
 from . import complete, features as F, index
-from .project import Analysis, ParseCache, analyse, find_main, first_word, real
+from .project import Analysis, ParseCache, analyse, find_main, first_word, real, text_of
 
 DEBOUNCE = 0.05
 
@@ -37,7 +37,6 @@ class DrillbookServer(LanguageServer):
         self.cache = ParseCache()
         self.analyses: dict[str, Analysis] = {}    # main -> latest
         self.good: dict[str, Analysis] = {}        # main -> latest with a model
-        self.indexes: dict[int, index.Index] = {}  # id(analysis) -> its index
         self.main_of: dict[str, str] = {}          # file -> main
         self.timers: dict[str, asyncio.TimerHandle] = {}
 
@@ -59,8 +58,7 @@ class DrillbookServer(LanguageServer):
             main, self.analysis_of(main)).files)
 
     def text(self, path: str) -> str:
-        return self.texts().get(path) or (open(path, encoding="utf-8").read()
-                                          if os.path.isfile(path) else "")
+        return text_of(path, self.texts()) or ""
 
     def analysis(self, path: str, fresh=False) -> Analysis:
         main = self.main_of.get(path) or self.main_for(path)
@@ -80,17 +78,16 @@ class DrillbookServer(LanguageServer):
         return self.good.get(a.main, a)
 
     def index_of(self, a: Analysis) -> index.Index | None:
-        if id(a) in self.indexes:
-            return self.indexes[id(a)]
+        """The analysis' index of names, built the first time a feature needs it."""
+        if a.index is not None:
+            return a.index
         if a.variant is not None and a.base is not None and a.base.model is not None:
             ix = index.add_variant(index.build(a.base.model), a.variant, a.model)
         elif a.model is not None:
             ix = index.build(a.model)
         else:
             return None
-        if len(self.indexes) > 16:
-            self.indexes.clear()
-        self.indexes[id(a)] = ix
+        a.index = ix
         return ix
 
     # ------------------------------------------------------------ diagnostics
