@@ -592,3 +592,22 @@ def test_the_extension_defaults_are_the_documented_command():
     documented = _editor_commands()["vscode"]
     assert [props["drillbook.server.command"]["default"],
             *props["drillbook.server.args"]["default"]] == documented
+
+
+def test_a_long_section_is_parsed_a_group_of_items_at_a_time(monkeypatch):
+    from drillbook.lsp import project
+    from drillbook.syntax import parse_file
+    terrain = MP / "terrain.drill"
+    cache, text = ParseCache(), terrain.read_text(encoding="utf-8")
+    cache.parse(str(terrain), text)
+    calls = []
+    monkeypatch.setattr(project, "_PARSE", lambda p, t: calls.append(t) or parse_file(p, t))
+    lines = text.split("\n")
+    middle = len(lines) // 2                       # inside the longest section, 7.8.7
+    assert lines[middle].strip() and not lines[middle].startswith("section")
+    lines[middle] = lines[middle] + "  -- a comment typed here"
+    changed = "\n".join(lines)
+    got = cache.parse(str(terrain), changed)
+    written = [ln for ln in calls[0].split("\n") if ln.strip()]
+    assert len(calls) == 1 and len(written) < 120       # one piece, not the 320-line section
+    assert repr(got) == repr(parse_file(str(terrain), changed))

@@ -69,11 +69,36 @@ class ParseCache:
             return _PARSE(path, text)
         bounds = [0] + starts[1:] + [len(lines)]
         old, new, parts = self.pieces.get(path, {}), {}, []
+
+        def piece(text: str, before: int | None):
+            """The parse of one piece; ``before`` is the line (0-based) the next piece of
+            the same section starts on."""
+            key = (text, None if before is None else _indent(lines[before]))
+            if key not in old:
+                old[key] = _PARSE(path, text)
+                if before is not None:
+                    _end_at(old[key].sections, before + 1, key[1] + 1)
+            new[key] = old[key]
+            return new[key]
+
+        def upto(i: int) -> str:       # what ends a piece that stops before line i
+            return "\n" if i < len(lines) else ""
+
         try:
             for a, b in zip(bounds, bounds[1:]):
-                key = (a, "\n".join(lines[a:b]) + ("\n" if b < len(lines) else ""))
-                parts.append(old.get(key) or _PARSE(path, "\n" * a + key[1]))
-                new[key] = parts[-1]
+                top = max(a, starts[0])                 # the section's header line
+                groups = _item_groups(lines, top, b) if b - a > _BIG else []
+                cuts = [a] + groups + [b]
+                texts = ["\n" * a + "\n".join(lines[a:cuts[1]]) + upto(cuts[1])] + [
+                    "\n" * top + lines[top] + "\n" * (g - top) + "\n".join(lines[g:h]) + upto(h)
+                    for g, h in zip(cuts[1:-1], cuts[2:])]
+                nexts = cuts[1:-1] + [None]
+                pieces = [piece(t, h) for t, h in zip(texts, nexts)]
+                whole = ("joined",) + tuple(id(p) for p in pieces)
+                if len(pieces) > 1 and whole not in old:
+                    old[whole] = _joined(pieces)
+                new[whole] = old.get(whole, pieces[0])
+                parts.append(new[whole])
         except DrillError:
             return _PARSE(path, text)
         finally:
@@ -82,6 +107,76 @@ class ParseCache:
         head = parts[0]
         return A.SourceFile(path, head.header, head.uses, [s for p in parts for s in p.sections],
                             [x for p in parts for x in p.patches])
+
+
+def _end_at(nodes, line: int, col: int) -> None:
+    """A piece ends with its last newline, at (line, 1); in the whole file the same nodes
+    end where the next item's indentation does, at (line, col): move them there."""
+    seen, todo = set(), [nodes]
+    while todo:
+        obj = todo.pop()
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        if isinstance(obj, (list, tuple)):
+            todo.extend(obj)
+            if isinstance(obj, list):
+                for i, item in enumerate(obj):
+                    if isinstance(item, tuple) and any(_ends(x, line) for x in item):
+                        obj[i] = tuple(_moved(x, line, col) for x in item)
+            continue
+        if not hasattr(obj, "__dict__") or isinstance(obj, (str, Loc)):
+            continue
+        for k, v in vars(obj).items():
+            if k == "section":
+                continue
+            if _ends(v, line):
+                setattr(obj, k, _moved(v, line, col))
+            elif isinstance(v, (list, tuple)) or hasattr(v, "__dict__"):
+                todo.append(v)
+
+
+def _ends(x, line: int) -> bool:
+    return isinstance(x, Loc) and x.end_line == line and x.end_col == 1
+
+
+def _moved(x, line: int, col: int):
+    return Loc(x.path, x.line, x.col, line, col) if _ends(x, line) else x
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+_BIG = 80                 # a section longer than this is parsed a group of items at a time
+
+
+def _item_groups(lines, a: int, b: int) -> list[int]:
+    """Where the groups of a long section's items start (each some 40 lines or more): the
+    lines at the indentation of the section's first item (line ``a`` is its header)."""
+    indent = next((_indent(ln) for ln in lines[a + 1:b]
+                   if ln.strip() and not ln.strip().startswith("--")), 0)
+    starts = [i for i in range(a + 1, b) if lines[i].strip() and _indent(lines[i]) == indent
+              and not lines[i].strip().startswith("--")]
+    groups = []
+    for i in starts[1:]:
+        if i - (groups[-1] if groups else a) >= 40:
+            groups.append(i)
+    return groups
+
+
+def _joined(pieces):
+    """One section parsed in pieces, as one: its header (and the file's header and uses)
+    from the first piece, the items and notes of every piece, its end from the last."""
+    secs = [p.sections[0] for p in pieces]
+    first, last = secs[0], secs[-1]
+    loc = Loc(first.loc.path, first.loc.line, first.loc.col, last.loc.end_line, last.loc.end_col)
+    sec = A.Section(loc, first.number, first.label, [d for s in secs for d in s.items],
+                    [n for s in secs for n in s.annotations])
+    for d in sec.items:
+        d.section = sec
+    return A.SourceFile(first.loc.path, pieces[0].header, pieces[0].uses, [sec],
+                        [x for p in pieces for x in p.patches])
 
 
 _SECTION = re.compile(r"section\b")
