@@ -595,13 +595,13 @@ def test_the_extension_defaults_are_the_documented_command():
 
 
 def test_a_long_section_is_parsed_a_group_of_items_at_a_time(monkeypatch):
-    from drillbook.lsp import project
+    from drillbook.lsp import parsecache
     from drillbook.syntax import parse_file
     terrain = MP / "terrain.drill"
     cache, text = ParseCache(), terrain.read_text(encoding="utf-8")
     cache.parse(str(terrain), text)
     calls = []
-    monkeypatch.setattr(project, "_PARSE", lambda p, t: calls.append(t) or parse_file(p, t))
+    monkeypatch.setattr(parsecache, "_PARSE", lambda p, t: calls.append(t) or parse_file(p, t))
     lines = text.split("\n")
     middle = len(lines) // 2                       # inside the longest section, 7.8.7
     assert lines[middle].strip() and not lines[middle].startswith("section")
