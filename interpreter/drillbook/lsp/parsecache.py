@@ -31,7 +31,6 @@ def first_word(text: str) -> str:
     return ""
 
 
-
 class ParseCache:
     """The last parse of each file, reused while its text is unchanged.  A file of several
     sections is parsed a section at a time, and a section of more than ``_BIG`` lines a

@@ -44,12 +44,12 @@ class Analysis:
 
 _READ = loader.read_text
 
+
 @contextlib.contextmanager
 def _editor_texts(texts: dict, cache: ParseCache, seen: dict):
     def read(path, where):
         key = real(path)
-        text = texts[key] if key in texts else _READ(path, where)
-        return text
+        return texts[key] if key in texts else _READ(path, where)
 
     def parse(path, text):
         parsed = cache.parse(path, text)
@@ -64,6 +64,7 @@ def _editor_texts(texts: dict, cache: ParseCache, seen: dict):
     finally:
         for m, r, p in saved:
             m.read_text, m.parse_file = r, p
+
 
 def text_of(path: str, texts: dict) -> str | None:
     if path in texts:
