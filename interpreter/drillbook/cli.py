@@ -147,6 +147,10 @@ def _schema_args(s):
     _common(s)
 
 
+def _lsp_args(ls):
+    ls.add_argument("--stdio", action="store_true", help="talk over stdin/stdout (the default)")
+
+
 # one entry per command: (name, help, arguments); the functions are in COMMANDS below
 SUBCOMMANDS = [
     ("check", "check a rulebook: syntax, names, types, tables, cycles", _check_args),
@@ -163,6 +167,7 @@ SUBCOMMANDS = [
     ("schema", "write a JSON Schema for the rulebook's state files", _schema_args),
     ("render", "write a static HTML site for reviewers", _render_args),
     ("fmt", "tidy .drill files: indentation, aligned tables, comments kept", _fmt_args),
+    ("lsp", "run the language server for editors (LSP over stdio)", _lsp_args),
 ]
 
 
@@ -634,6 +639,12 @@ def cmd_schema(args, argv) -> int:
     return 0
 
 
+def cmd_lsp(args, argv) -> int:
+    from .lsp import serve           # imported here: only the server pays for pygls
+    serve()
+    return 0
+
+
 COMMANDS = {
     "check": cmd_check,
     "test": cmd_test,
@@ -646,6 +657,7 @@ COMMANDS = {
     "schema": cmd_schema,
     "render": cmd_render,
     "fmt": cmd_fmt,
+    "lsp": cmd_lsp,
 }
 
 
