@@ -396,8 +396,11 @@ def test_checking_a_used_file_points_to_its_folder():
 
 
 def test_a_missing_field_does_not_suggest_an_unlike_one():
-    res = run_cli("ask", MP, "pikes.facing", "--state", MP / "states" / "terrain-map.yaml")
-    d = assert_located(res, "E203", "a Unit has no field 'facing'", rc=1)
+    from drillbook.errors import did_you_mean
+    assert did_you_mean("facing", ["class", "wing", "printed_morale"]) is None   # as seen
+    assert did_you_mean("moral", ["class", "wing", "morale"]) == "did you mean 'morale'?"
+    res = run_cli("ask", MP, "pikes.thing", "--state", MP / "states" / "terrain-map.yaml")
+    d = assert_located(res, "E203", "a Unit has no field 'thing'", rc=1)
     assert not any("wing'?" in r for r in d.rest)
     assert any("its fields: class, wing" in r for r in d.rest)
 

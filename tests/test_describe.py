@@ -30,7 +30,7 @@ def test_a_new_user_finds_order_change_roll_with_its_arguments_and_section():
     # the records a state needs, with their fields, types, ranges and defaults
     assert "  Leader \"leader\"" in res.out
     assert re.search(r"\n    rating +-3\.\.3  \(required\)", res.out)
-    assert re.search(r"\n    adjacent_to_enemy +Bool  \(default false\)", res.out)
+    assert re.search(r"\n    no_continue +Bool  \(default false\)", res.out)
 
 
 def test_describe_one_name_in_full():
