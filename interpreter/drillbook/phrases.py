@@ -46,6 +46,9 @@ PHRASES = {
     "chart_gives": {"en": "at {keys} the chart gives {v} (line {line})",
                     "ru": "для {keys} таблица даёт {v} (строка {line})",
                     "de": "bei {keys} gibt die Tabelle {v} (Zeile {line})"},
+    "own_number": {"en": "(numbered by this rulebook: the source prints no number)",
+                   "ru": "(номер дан этим сводом правил: в источнике номера нет)",
+                   "de": "(Nummer dieses Regelwerks: die Quelle druckt keine)"},
     "footnote": {"en": "footnote {mark}: \"{text}\" ({where})",
                  "ru": "сноска {mark}: «{text}» ({where})",
                  "de": "Fußnote {mark}: „{text}“ ({where})"},
@@ -118,6 +121,8 @@ PHRASES = {
     "diff_why": {"en": "why: {w}", "ru": "почему: {w}", "de": "warum: {w}"},
     # the review site (render/): its headings and words
     "site_or": {"en": " or ", "ru": " или ", "de": " oder "},
+    "site_numbered": {"en": "numbered by this rulebook", "ru": "номер этого свода",
+                      "de": "Nummer dieses Regelwerks"},
     "site_contents": {"en": "Contents", "ru": "Содержание", "de": "Inhalt"},
     "site_edition": {"en": "Edition", "ru": "Издание", "de": "Ausgabe"},
     "site_languages": {"en": "Languages", "ru": "Языки", "de": "Sprachen"},
