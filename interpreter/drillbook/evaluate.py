@@ -38,6 +38,7 @@ class ExampleResult:
     example: A.ExampleDecl
     passed: bool
     failures: list      # [(Loc, message)]
+    traces: list = field(default_factory=list)   # with trace=True: the root of each evaluation
 
 
 class Rulebook:
@@ -141,18 +142,25 @@ class Rulebook:
                                      rolls, choices)
 
     # ------------------------------------------------------------ examples
-    def run_examples(self, only: str | None = None) -> list[ExampleResult]:
+    def run_examples(self, only: str | None = None, trace: bool = False) -> list[ExampleResult]:
+        """Run the examples (of a variant: its own); ``trace`` keeps what each evaluated."""
         results = []
         for ex in self.model.examples:
             if only and only not in ex.name:
                 continue
             if self.model.own_files and ex.loc.path not in self.model.own_files:
                 continue          # a variant answers for its own examples; diff shows the rest
-            results.append(self.run_example(ex))
+            results.append(self.run_example(ex, trace))
         return results
 
-    def run_example(self, ex: A.ExampleDecl) -> ExampleResult:
-        failures = []
+    def run_example(self, ex: A.ExampleDecl, trace: bool = False) -> ExampleResult:
+        failures, traces = [], []
+
+        def context(state, dice):
+            ctx = Ctx(state, dice, options, trace)
+            if trace:
+                traces.append(ctx.trace)
+            return ctx
         try:
             state = state_from_givens(self.program, ex.givens)
             options = self.options([f"{n}={'on' if on else 'off'}" for _, n, on in ex.options],
@@ -168,7 +176,7 @@ class Rulebook:
             for _, name, values in ex.choices:
                 for v in values:
                     chosen.setdefault(name, []).append(choice_key(
-                        self.program.compile_expr(v)(Ctx(state, Dice(), options),
+                        self.program.compile_expr(v)(context(state, Dice()),
                                                     [None] * ex.choice_frame)))
         except DrillError as e:
             return ExampleResult(ex, False, [(d.loc, d.message) for d in e.diagnostics])
@@ -179,13 +187,13 @@ class Rulebook:
             try:
                 here = state
                 fn = self.program.compile_expr(exp.expr)
-                ok = fn(Ctx(here, inputs(), options), [None] * exp.frame)
+                ok = fn(context(here, inputs()), [None] * exp.frame)
                 if not ok:
                     failures.append((exp.loc, self._why(exp, here, inputs, options)))
             except DrillError as e:
                 d = e.diagnostics[0]
                 failures.append((exp.loc, f"stopped with an error: {d.loc}: {d.message}"))
-        return ExampleResult(ex, not failures, failures)
+        return ExampleResult(ex, not failures, failures, traces)
 
     def _why(self, exp, state, inputs, options) -> str:
         e = exp.expr

@@ -1,0 +1,228 @@
+"""Explain stage: coverage — what a rulebook's examples exercise, read from their traces.
+
+``coverage(rulebook)`` runs the examples (``Rulebook.run_examples(trace=True)``, the same
+run as ``drillbook test``) and walks the trace of every evaluation.  Each thing a rulebook
+declares must be seen in each of its ways, section by section:
+
+=============  ==========================================================================
+kind           ways it must be seen
+=============  ==========================================================================
+rules          a definition or check evaluated
+exceptions     applied (its own condition held) and not applied (it did not)
+modifiers      applied and, for a modifier with a ``when``, not applied
+requirements   met and violated
+cells          a table cell looked up (a chart — columns that are fields — by its rows)
+steps          a procedure step taken (a ``stop`` step: stopping)
+=============  ==========================================================================
+
+A way not seen is listed at its declaration (``path:line:col``).  Only examples that pass
+count: a failing example proves nothing about what it touched.  A variant answers for its
+own files: its own examples and what its own files declare.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from . import ast as A
+
+KINDS = ("rules", "exceptions", "modifiers", "requirements", "cells", "steps")
+SCHEMA_VERSION = 1
+
+
+@dataclass(eq=False)
+class Item:
+    """One thing a rulebook declares, and which of its ways the examples showed."""
+    kind: str
+    name: str
+    loc: object
+    section: object                        # ast.Section or None
+    ways: dict = field(default_factory=dict)   # way -> seen (bool), in the order to report
+
+    @property
+    def missing(self) -> list[str]:
+        return [w for w, seen in self.ways.items() if not seen]
+
+
+@dataclass
+class Coverage:
+    title: str
+    path: str
+    items: list
+    passed: int
+    failed: list                           # [ExampleResult] that did not pass
+
+    def totals(self, kind: str | None = None) -> tuple[int, int]:
+        """(ways seen, ways in all) of one kind, or of every kind."""
+        ways = [s for i in self.items if kind is None or i.kind == kind for s in i.ways.values()]
+        return sum(ways), len(ways)
+
+    def percent(self, kind: str | None = None) -> float:
+        seen, total = self.totals(kind)
+        return 100.0 if total == 0 else 100.0 * seen / total
+
+    def uncovered(self) -> list:
+        return [i for i in self.items if i.missing]
+
+
+# ------------------------------------------------------------------ what there is to see
+def _items(model):
+    """Every item of the rulebook, in file order, and where a trace finds each way:
+    {(id of the declaration, cell or step, way): Item}."""
+    items, where = [], {}
+    own = getattr(model, "own_files", None)
+
+    def add(kind, name, obj, loc, section, ways):
+        if own and loc.path not in own:
+            return
+        item = Item(kind, name, loc, section, {w: False for w in ways})
+        items.append(item)
+        for w in ways:
+            where.setdefault((id(obj), w), []).append(item)
+
+    for sec in model.sections:
+        for d in sec.items:
+            if isinstance(d, (A.Define, A.CheckDecl)):
+                add("rules", f"{d.what} {d.name}", d, d.loc, sec, ["used"])
+            elif isinstance(d, A.ExceptionDecl):
+                add("exceptions", f"exception {d.name}", d, d.loc, sec, ["applied", "not applied"])
+            elif isinstance(d, A.RequireDecl):
+                add("requirements", f"requirement {d.name}", d, d.loc, sec, ["met", "violated"])
+            elif isinstance(d, A.ModifiersDecl):
+                for m in d.items:
+                    add("modifiers", f"modifier {d.name}.{m.name}", m, m.loc, sec,
+                        ["applied"] + (["not applied"] if m.when is not None else []))
+            elif isinstance(d, A.ProcedureDecl):
+                for st in d.steps:
+                    add("steps", f"{'stop' if st.stop else 'step'} {d.name}.{st.name}", st,
+                        st.loc, sec, ["stopped" if st.stop else "taken"])
+            elif isinstance(d, A.TableDecl) and d.name in model.tables:
+                _cells(model.tables[d.name], sec, add)
+    return items, where
+
+
+def _cells(lay, sec, add):
+    name = lay.decl.name
+    for _, key_cell, values in lay.rows:
+        row = A.cell_source(key_cell)
+        if lay.shape == "chart":           # a chart row is looked up whole
+            add("cells", f"table {name}[{row}]", key_cell, key_cell.loc, sec, ["looked up"])
+            continue
+        for (header, _), (_, cell, _) in zip(lay.columns, values):
+            at = f"{row}, {A.cell_source(header)}" if lay.shape == "2d" else row
+            add("cells", f"table {name}[{at}]", cell, cell.loc, sec, ["looked up"])
+
+
+# ------------------------------------------------------------------ what the traces show
+def _seen(node, mark):
+    """Walk one trace, calling ``mark(object, way)`` for each way it shows."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        stack.extend(n.children)
+        kind, d = n.kind, n.decl
+        if kind == "rule":
+            mark(d, "used")
+            if isinstance(d, A.RequireDecl) and isinstance(n.value, bool):
+                mark(d, "met" if n.value else "violated")
+            for decl, how, _ in n.detail.get("considered", ()):
+                if how in ("applies", "does not apply"):
+                    mark(decl, "applied" if how == "applies" else "not applied")
+        elif kind == "check":
+            mark(d, "used")
+        elif kind == "table":
+            mark(n.detail.get("cell"), "looked up")
+        elif kind == "modifiers":
+            for item, on, _ in n.detail.get("items", ()):
+                mark(item, "applied" if on else "not applied")
+        elif kind == "requirements":
+            for item, ok in n.detail.get("items", ()):
+                mark(item, "met" if ok else "violated")
+        elif kind == "step":
+            if n.detail.get("stopped"):
+                mark(d, "stopped")
+            elif "stopped" not in n.detail and not n.detail.get("skipped"):
+                mark(d, "taken")
+
+
+def coverage(rulebook) -> Coverage:
+    """Run the rulebook's examples with traces and count what they exercised."""
+    model = rulebook.model
+    items, where = _items(model)
+
+    def mark(obj, way):
+        for item in where.get((id(obj), way), ()):
+            item.ways[way] = True
+
+    results = rulebook.run_examples(trace=True)
+    passed = 0
+    for r in results:
+        if not r.passed:
+            continue
+        passed += 1
+        for root in r.traces:
+            if root is not None:
+                _seen(root, mark)
+    return Coverage(model.title.text, model.path, items, passed,
+                    [r for r in results if not r.passed])
+
+
+# ------------------------------------------------------------------ reports
+def _cite(sec) -> str:
+    return f"§{sec.cite()}" if sec is not None else "(no section)"
+
+
+def report_text(cov: Coverage) -> str:
+    """The uncovered items section by section, then the totals of each kind."""
+    out = [f"coverage of {cov.title} ({cov.path}): {cov.passed} examples passed"
+           + (f", {len(cov.failed)} failed and not counted" if cov.failed else "")]
+    for r in cov.failed:
+        out.append(f"  FAIL  {r.example.name}  ({r.example.loc})")
+    by_section: dict = {}
+    for item in cov.uncovered():
+        by_section.setdefault(id(item.section), (item.section, []))[1].append(item)
+    for sec, items in by_section.values():
+        out.append(f"{_cite(sec)}: {len(items)} not fully covered")
+        for item in items:
+            out.append(f"  {item.loc}: {item.name}: "
+                       + ", ".join(f"never {w}" for w in item.missing))
+    out.append(f"{'kind':<14}{'seen':>6}{'of':>6}{'percent':>9}")
+    for kind in KINDS:
+        seen, total = cov.totals(kind)
+        if total:
+            out.append(f"{kind:<14}{seen:>6}{total:>6}{cov.percent(kind):>8.1f}%")
+    seen, total = cov.totals()
+    out.append(f"{'overall':<14}{seen:>6}{total:>6}{cov.percent():>8.1f}%")
+    return "\n".join(out)
+
+
+def report_json(cov: Coverage) -> dict:
+    def totals(kind=None):
+        seen, total = cov.totals(kind)
+        return {"seen": seen, "total": total, "percent": round(cov.percent(kind), 2)}
+
+    sections: dict = {}
+    for item in cov.items:
+        sec = item.section
+        key = sec.number if sec is not None else None
+        entry = sections.setdefault(key, {"section": key,
+                                          "title": sec.label.text if sec is not None else None,
+                                          "items": []})
+        entry["items"].append({"kind": item.kind, "name": item.name, "path": item.loc.path,
+                               "line": item.loc.line, "col": item.loc.col,
+                               "seen": [w for w, s in item.ways.items() if s],
+                               "missing": item.missing})
+    return {"schema_version": SCHEMA_VERSION, "rulebook": cov.title, "path": cov.path,
+            "examples": {"passed": cov.passed, "failed": [
+                {"name": r.example.name, "path": r.example.loc.path,
+                 "line": r.example.loc.line} for r in cov.failed]},
+            "totals": {kind: totals(kind) for kind in KINDS},
+            "overall": totals(), "sections": list(sections.values())}
+
+
+def uncovered_locs(cov: Coverage) -> dict:
+    """{Loc: [what is missing]} of every item not fully covered (for the review pages)."""
+    out: dict = {}
+    for item in cov.uncovered():
+        out.setdefault(item.loc, []).append(
+            f"{item.name}: " + ", ".join(f"never {w}" for w in item.missing))
+    return out
