@@ -106,6 +106,12 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("base", help="the base rulebook")
     d.add_argument("variant", nargs="+", help="one or more variant files, applied in order")
     d.add_argument("--json", action="store_true")
+
+    v = sub.add_parser("coverage", help="what the examples exercise, and what they never do")
+    v.add_argument("paths", nargs="+")
+    v.add_argument("--json", action="store_true")
+    v.add_argument("--fail-under", type=float, metavar="N",
+                   help="exit 1 if a rulebook's overall coverage is below N percent")
     return p
 
 
@@ -368,9 +374,16 @@ def cmd_diff(args, argv) -> int:
     return 0
 
 
+def cmd_coverage(args, argv) -> int:
+    from .coverage import coverage_command
+    if args.fail_under is not None and not 0 <= args.fail_under <= 100:
+        raise _point(argv, f"--fail-under takes a percentage from 0 to 100, not {args.fail_under:g}")
+    return coverage_command([_open(p, argv) for p in args.paths], args.json, args.fail_under)
+
+
 COMMANDS = {"check": cmd_check, "test": cmd_test, "ask": cmd_ask, "explain": cmd_explain,
             "odds": cmd_odds, "diff": cmd_diff, "run": cmd_run, "render": cmd_render,
-            "fmt": cmd_fmt}
+            "fmt": cmd_fmt, "coverage": cmd_coverage}
 
 
 if __name__ == "__main__":

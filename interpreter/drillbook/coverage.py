@@ -21,6 +21,7 @@ own files: its own examples and what its own files declare.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from . import ast as A
@@ -32,11 +33,16 @@ SCHEMA_VERSION = 1
 @dataclass(eq=False)
 class Item:
     """One thing a rulebook declares, and which of its ways the examples showed."""
-    kind: str
-    name: str
+    kind: str                              # one of KINDS
+    what: str                              # rule, check, exception, modifier, table, step...
+    name: str                              # morale_drm.rain, to_hit[Foot, Short]...
     loc: object
     section: object                        # ast.Section or None
     ways: dict = field(default_factory=dict)   # way -> seen (bool), in the order to report
+
+    @property
+    def title(self) -> str:
+        return f"{self.what} {self.name}"
 
     @property
     def missing(self) -> list[str]:
@@ -56,9 +62,10 @@ class Coverage:
         ways = [s for i in self.items if kind is None or i.kind == kind for s in i.ways.values()]
         return sum(ways), len(ways)
 
-    def percent(self, kind: str | None = None) -> float:
+    def percent(self, kind: str | None = None) -> float | None:
+        """The share of ways seen; None when there is nothing of that kind to see."""
         seen, total = self.totals(kind)
-        return 100.0 if total == 0 else 100.0 * seen / total
+        return None if total == 0 else 100.0 * seen / total
 
     def uncovered(self) -> list:
         return [i for i in self.items if i.missing]
@@ -71,10 +78,10 @@ def _items(model):
     items, where = [], {}
     own = getattr(model, "own_files", None)
 
-    def add(kind, name, obj, loc, section, ways):
+    def add(kind, what, name, obj, loc, section, ways):
         if own and loc.path not in own:
             return
-        item = Item(kind, name, loc, section, {w: False for w in ways})
+        item = Item(kind, what, name, loc, section, {w: False for w in ways})
         items.append(item)
         for w in ways:
             where.setdefault((id(obj), w), []).append(item)
@@ -82,18 +89,19 @@ def _items(model):
     for sec in model.sections:
         for d in sec.items:
             if isinstance(d, (A.Define, A.CheckDecl)):
-                add("rules", f"{d.what} {d.name}", d, d.loc, sec, ["used"])
+                add("rules", d.what, d.name, d, d.loc, sec, ["used"])
             elif isinstance(d, A.ExceptionDecl):
-                add("exceptions", f"exception {d.name}", d, d.loc, sec, ["applied", "not applied"])
+                add("exceptions", "exception", d.name, d, d.loc, sec,
+                    ["applied", "not applied"])
             elif isinstance(d, A.RequireDecl):
-                add("requirements", f"requirement {d.name}", d, d.loc, sec, ["met", "violated"])
+                add("requirements", "requirement", d.name, d, d.loc, sec, ["met", "violated"])
             elif isinstance(d, A.ModifiersDecl):
                 for m in d.items:
-                    add("modifiers", f"modifier {d.name}.{m.name}", m, m.loc, sec,
+                    add("modifiers", "modifier", f"{d.name}.{m.name}", m, m.loc, sec,
                         ["applied"] + (["not applied"] if m.when is not None else []))
             elif isinstance(d, A.ProcedureDecl):
                 for st in d.steps:
-                    add("steps", f"{'stop' if st.stop else 'step'} {d.name}.{st.name}", st,
+                    add("steps", "stop" if st.stop else "step", f"{d.name}.{st.name}", st,
                         st.loc, sec, ["stopped" if st.stop else "taken"])
             elif isinstance(d, A.TableDecl) and d.name in model.tables:
                 _cells(model.tables[d.name], sec, add)
@@ -105,11 +113,11 @@ def _cells(lay, sec, add):
     for _, key_cell, values in lay.rows:
         row = A.cell_source(key_cell)
         if lay.shape == "chart":           # a chart row is looked up whole
-            add("cells", f"table {name}[{row}]", key_cell, key_cell.loc, sec, ["looked up"])
+            add("cells", "table", f"{name}[{row}]", key_cell, key_cell.loc, sec, ["looked up"])
             continue
         for (header, _), (_, cell, _) in zip(lay.columns, values):
             at = f"{row}, {A.cell_source(header)}" if lay.shape == "2d" else row
-            add("cells", f"table {name}[{at}]", cell, cell.loc, sec, ["looked up"])
+            add("cells", "table", f"{name}[{at}]", cell, cell.loc, sec, ["looked up"])
 
 
 # ------------------------------------------------------------------ what the traces show
@@ -162,11 +170,20 @@ def coverage(rulebook) -> Coverage:
         for root in r.traces:
             if root is not None:
                 _seen(root, mark)
-    return Coverage(model.title.text, model.path, items, passed,
+    path = sorted(model.own_files)[0] if model.own_files else model.path
+    return Coverage(model.title.text, path, items, passed,
                     [r for r in results if not r.passed])
 
 
 # ------------------------------------------------------------------ reports
+def _shown(percent: float | None, places: int = 1) -> float | None:
+    """A percentage rounded down: 99.97% is never shown as 100%."""
+    if percent is None:
+        return None
+    scale = 10 ** places
+    return math.floor(percent * scale) / scale
+
+
 def _cite(sec) -> str:
     return f"§{sec.cite()}" if sec is not None else "(no section)"
 
@@ -183,22 +200,23 @@ def report_text(cov: Coverage) -> str:
     for sec, items in by_section.values():
         out.append(f"{_cite(sec)}: {len(items)} not fully covered")
         for item in items:
-            out.append(f"  {item.loc}: {item.name}: "
+            out.append(f"  {item.loc}: {item.title}: "
                        + ", ".join(f"never {w}" for w in item.missing))
     out.append(f"{'kind':<14}{'seen':>6}{'of':>6}{'percent':>9}")
     for kind in KINDS:
         seen, total = cov.totals(kind)
         if total:
-            out.append(f"{kind:<14}{seen:>6}{total:>6}{cov.percent(kind):>8.1f}%")
+            out.append(f"{kind:<14}{seen:>6}{total:>6}{_shown(cov.percent(kind)):>8.1f}%")
     seen, total = cov.totals()
-    out.append(f"{'overall':<14}{seen:>6}{total:>6}{cov.percent():>8.1f}%")
+    overall = f"{_shown(cov.percent()):>8.1f}%" if total else "  (nothing to cover)"
+    out.append(f"{'overall':<14}{seen:>6}{total:>6}{overall}")
     return "\n".join(out)
 
 
 def report_json(cov: Coverage) -> dict:
     def totals(kind=None):
         seen, total = cov.totals(kind)
-        return {"seen": seen, "total": total, "percent": round(cov.percent(kind), 2)}
+        return {"seen": seen, "total": total, "percent": _shown(cov.percent(kind), 2)}
 
     sections: dict = {}
     for item in cov.items:
@@ -206,12 +224,15 @@ def report_json(cov: Coverage) -> dict:
         key = sec.number if sec is not None else None
         entry = sections.setdefault(key, {"section": key,
                                           "title": sec.label.text if sec is not None else None,
-                                          "items": []})
-        entry["items"].append({"kind": item.kind, "name": item.name, "path": item.loc.path,
+                                          "seen": 0, "total": 0, "items": []})
+        entry["seen"] += sum(item.ways.values())
+        entry["total"] += len(item.ways)
+        entry["items"].append({"kind": item.kind, "what": item.what, "name": item.name,
+                               "path": item.loc.path,
                                "line": item.loc.line, "col": item.loc.col,
                                "seen": [w for w, s in item.ways.items() if s],
                                "missing": item.missing})
-    return {"schema_version": SCHEMA_VERSION, "rulebook": cov.title, "path": cov.path,
+    return {"rulebook": cov.title, "path": cov.path,
             "examples": {"passed": cov.passed, "failed": [
                 {"name": r.example.name, "path": r.example.loc.path,
                  "line": r.example.loc.line} for r in cov.failed]},
@@ -224,5 +245,30 @@ def uncovered_locs(cov: Coverage) -> dict:
     out: dict = {}
     for item in cov.uncovered():
         out.setdefault(item.loc, []).append(
-            f"{item.name}: " + ", ".join(f"never {w}" for w in item.missing))
+            f"{item.title}: " + ", ".join(f"never {w}" for w in item.missing))
     return out
+
+
+def coverage_command(rulebooks, as_json: bool = False, fail_under: float | None = None) -> int:
+    """``drillbook coverage``: report each rulebook; 1 if an example fails or a rulebook's
+    overall coverage is under ``fail_under`` percent, else 0."""
+    import json
+    import sys
+    covs = [coverage(rb) for rb in rulebooks]
+    if as_json:
+        print(json.dumps({"schema_version": SCHEMA_VERSION,
+                          "rulebooks": [report_json(c) for c in covs]},
+                         ensure_ascii=False, indent=2))
+    else:
+        print("\n\n".join(report_text(c) for c in covs))
+    status = 0
+    for c in covs:
+        if c.failed:
+            print(f"drillbook: {len(c.failed)} examples of {c.path} fail; run drillbook test",
+                  file=sys.stderr)
+            status = 1
+        if fail_under is not None and c.percent() is not None and c.percent() < fail_under:
+            print(f"drillbook: coverage of {c.path} is {_shown(c.percent())}%, under "
+                  f"--fail-under {fail_under:g}", file=sys.stderr)
+            status = 1
+    return status
