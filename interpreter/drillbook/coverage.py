@@ -177,11 +177,13 @@ def coverage(rulebook) -> Coverage:
 
 # ------------------------------------------------------------------ reports
 def _shown(percent: float | None, places: int = 1) -> float | None:
-    """A percentage rounded down: 99.97% is never shown as 100%."""
+    """A percentage rounded, but never up to 100: 99.97% is shown as 99.9%."""
     if percent is None:
         return None
-    scale = 10 ** places
-    return math.floor(percent * scale) / scale
+    shown = round(percent, places)
+    if shown >= 100 and percent < 100:
+        shown = math.floor(percent * 10 ** places) / 10 ** places
+    return shown
 
 
 def _cite(sec) -> str:
