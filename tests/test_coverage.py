@@ -172,3 +172,17 @@ def test_bundled_rulebook_is_fully_covered(name):
     res = run_cli("coverage", f"rulebooks/{name}", "--fail-under", "100", cwd=ROOT)
     assert_no_traceback(res)
     assert res.rc == 0, res.out + res.err
+
+
+def test_json_report_follows_its_schema():
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads((ROOT / "docs" / "schemas" / "coverage.schema.json").read_text())
+    variant = "rulebooks/by-fire-and-sword/variants/first-answer.drill"
+    res = run_cli("coverage", "tests/" + SMALL, "rulebooks/general-de-brigade", variant,
+                  "--json", cwd=ROOT)
+    data = json.loads(res.out)
+    jsonschema.validate(data, schema)
+    assert data["rulebooks"][2]["overall"]["percent"] is None      # a variant that only drops
+    data["rulebooks"][0]["sections"][0]["items"][0]["missing"] = ["forgotten"]
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(data, schema)
