@@ -4,11 +4,12 @@ exit codes, and — for CI — every bundled rulebook at 100%."""
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
 from conftest import ROOT, TESTS, assert_located, assert_no_traceback, run_cli
-from drillbook.coverage import KINDS, SCHEMA_VERSION, coverage, uncovered_locs
+from drillbook.coverage import KINDS, SCHEMA_VERSION, coverage, uncovered_places
 from drillbook.evaluate import Rulebook
 
 SMALL = "good/coverage.drill"
@@ -53,8 +54,11 @@ def test_small_rulebook_sees_both_ways_where_examples_show_them(small):
 
 def test_uncovered_locations_point_at_the_declarations(small):
     lines = (TESTS / SMALL).read_text(encoding="utf-8").splitlines()
-    at = {(loc.line, loc.col): lines[loc.line - 1][loc.col - 1:]
-          for loc in uncovered_locs(small)}
+    places = uncovered_places(small)
+    [path] = {path for path, _, _ in places}            # as the model writes it
+    assert os.path.samefile(path, TESTS / SMALL)
+    assert places[(path, 21, 3)] == "exception broken: never applied"
+    at = {(line, col): lines[line - 1][col - 1:] for _, line, col in places}
     assert at == {(21, 3): "exception broken to morale_value \"Broken: 1\" when u.morale == Broken = 1",
                   (25, 5): 'horse: 1 when u.arm == Horse "horse"',
                   (29, 3): "define unused(u: Unit) -> Int = 0",

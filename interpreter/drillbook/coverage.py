@@ -242,12 +242,15 @@ def report_json(cov: Coverage) -> dict:
             "overall": totals(), "sections": list(sections.values())}
 
 
-def uncovered_locs(cov: Coverage) -> dict:
-    """{Loc: [what is missing]} of every item not fully covered (for the review pages)."""
+def uncovered_places(cov: Coverage) -> dict:
+    """{(path, line, col): what is missing} of every item not fully covered — the marks of
+    the review pages (``render_site(..., unexercised=...)``)."""
     out: dict = {}
     for item in cov.uncovered():
-        out.setdefault(item.loc, []).append(
-            f"{item.title}: " + ", ".join(f"never {w}" for w in item.missing))
+        loc = item.loc
+        text = f"{item.title}: " + ", ".join(f"never {w}" for w in item.missing)
+        key = (loc.path, loc.line, loc.col)
+        out[key] = f"{out[key]}; {text}" if key in out else text
     return out
 
 
