@@ -57,7 +57,7 @@ def test_uncovered_locations_point_at_the_declarations(small):
     places = uncovered_places(small)
     [path] = {path for path, _, _ in places}            # as the model writes it
     assert os.path.samefile(path, TESTS / SMALL)
-    assert places[(path, 21, 3)] == "exception broken: never applied"
+    assert places[(path, 21, 3)] == ["exception broken: never applied"]
     at = {(line, col): lines[line - 1][col - 1:] for _, line, col in places}
     assert at == {(21, 3): "exception broken to morale_value \"Broken: 1\" when u.morale == Broken = 1",
                   (25, 5): 'horse: 1 when u.arm == Horse "horse"',

@@ -243,14 +243,13 @@ def report_json(cov: Coverage) -> dict:
 
 
 def uncovered_places(cov: Coverage) -> dict:
-    """{(path, line, col): what is missing} of every item not fully covered — the marks of
-    the review pages (``render_site(..., unexercised=...)``)."""
+    """{(path, line, col): [what is missing]} of every item not fully covered — the marks
+    of the review pages (``render_site(..., unexercised=...)``)."""
     out: dict = {}
     for item in cov.uncovered():
         loc = item.loc
-        text = f"{item.title}: " + ", ".join(f"never {w}" for w in item.missing)
-        key = (loc.path, loc.line, loc.col)
-        out[key] = f"{out[key]}; {text}" if key in out else text
+        out.setdefault((loc.path, loc.line, loc.col), []).append(
+            f"{item.title}: " + ", ".join(f"never {w}" for w in item.missing))
     return out
 
 
