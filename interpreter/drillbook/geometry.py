@@ -9,6 +9,7 @@ Table-top distances are exact: a ``Distance`` keeps its square as a fraction, so
 from __future__ import annotations
 
 import math
+import operator
 from fractions import Fraction
 
 SQRT3 = math.sqrt(3)
@@ -40,25 +41,18 @@ class Board:
         if self.layout == "axial":
             return Hex(col, row, self)
         lines, parity = self.layout.split("-")
-        odd = parity == "odd"
         if lines == "columns":
-            shift = (col - (col & 1)) // 2 if odd else (col + (col & 1)) // 2
-            return Hex(col, row - shift, self)
-        shift = (row - (row & 1)) // 2 if odd else (row + (row & 1)) // 2
-        return Hex(col - shift, row, self)
+            return Hex(col, row - _shift(col, parity), self)
+        return Hex(col - _shift(row, parity), row, self)
 
     def printed(self, h: "Hex") -> tuple[int, int]:
+        """The column and row the map prints for a hex."""
         if self.layout == "axial":
             return h.q, h.r
         lines, parity = self.layout.split("-")
-        odd = parity == "odd"
         if lines == "columns":
-            col = h.q
-            shift = (col - (col & 1)) // 2 if odd else (col + (col & 1)) // 2
-            return col, h.r + shift
-        row = h.r
-        shift = (row - (row & 1)) // 2 if odd else (row + (row & 1)) // 2
-        return h.q + shift, row
+            return h.q, h.r + _shift(h.q, parity)
+        return h.q + _shift(h.r, parity), h.r
 
     def centre(self, p) -> tuple[float, float]:
         """Where a position is, in board units, x to the right and y down the board (a
@@ -121,6 +115,11 @@ class Board:
             t = i / n
             out.append(_round_hex(aq + (bq - aq) * t, ar + (br - ar) * t, self))
         return tuple(out)
+
+
+def _shift(line: int, parity: str) -> int:
+    """How far the printed numbering of a shifted column (or row) runs from axial."""
+    return (line - (line & 1)) // 2 if parity == "odd" else (line + (line & 1)) // 2
 
 
 def _round_hex(fq: float, fr: float, board) -> "Hex":
@@ -204,19 +203,19 @@ class Distance:
         return op(self.square, sq)
 
     def __lt__(self, other):
-        return self._cmp(other, lambda a, b: a < b)
+        return self._cmp(other, operator.lt)
 
     def __le__(self, other):
-        return self._cmp(other, lambda a, b: a <= b)
+        return self._cmp(other, operator.le)
 
     def __gt__(self, other):
-        return self._cmp(other, lambda a, b: a > b)
+        return self._cmp(other, operator.gt)
 
     def __ge__(self, other):
-        return self._cmp(other, lambda a, b: a >= b)
+        return self._cmp(other, operator.ge)
 
     def __eq__(self, other):
-        result = self._cmp(other, lambda a, b: a == b)
+        result = self._cmp(other, operator.eq)
         return False if result is NotImplemented else result
 
     def __hash__(self):
