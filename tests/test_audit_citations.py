@@ -3,13 +3,14 @@
     `rulebooks/GAME/FILE.drill:LINE NAME`
 
 must name a line of that file that declares NAME, read from the parsed rulebook (not from
-the text): a section (``section 12.5``), a rule, exception, table, modifier list, check,
-list of requirements, requirement, procedure, record, enum or scale, die, option or marker
-by its name; a modifier, procedure step, record field or enum member by its name or as
-``LIST.NAME``; a table cell or chart row as ``drillbook coverage`` names it
-(``to_hit[Foot, Short]``, ``damage[4-5]``); an example by its title; or, when NAME is
-``gap`` or ``doubt``, a line holding a ``gap`` or ``doubt`` annotation.  A citation under
-``variants/`` is read in that variant.
+the text): a section (``section 12.5`` or ``12.5``), a rule, exception, table, modifier
+list, check, list of requirements, requirement, procedure, record, enum or scale, die,
+option or marker by its name; a modifier, procedure step, record field or enum member by
+its name or as ``LIST.NAME``; a table row by its key as printed (``MakeReady``, ``4-5``);
+a table cell or chart row as ``drillbook coverage`` names it (``to_hit[Foot, Short]``,
+``damage[4-5]``); an example by its title, bare or in double quotes; or, when NAME is
+``gap``, ``doubt``, ``note`` or ``source``, a line holding that annotation.  A citation
+under ``variants/`` is read in that variant.
 """
 from __future__ import annotations
 
@@ -22,10 +23,12 @@ import pytest
 from conftest import ROOT
 from drillbook import ast as A
 from drillbook.coverage import _items
+from drillbook.errors import DrillError
 from drillbook.evaluate import Rulebook
 
 SOURCES = ROOT / "docs" / "sources"
 AUDITED = ("musket-and-pike", "general-de-brigade", "by-fire-and-sword")
+ANNOTATIONS = ("gap", "doubt", "note", "source")
 CITATION = re.compile(r"`([\w./-]+\.drill):(\d+) ([^`]+)`")
 
 
@@ -41,14 +44,16 @@ def declared(model, root: Path) -> dict:
         out.setdefault((_rel(loc.path, root), loc.line), set()).update(names)
 
     for sec, note in model.annotations():
-        if note.kind in ("gap", "doubt"):
-            put(note.loc, note.kind)
+        put(note.loc, note.kind)
     for sec in model.sections:
-        put(sec.loc, f"section {sec.number}")
+        put(sec.loc, f"section {sec.number}", sec.number)
         for d in sec.items:
             if isinstance(d, A.ExampleDecl):
-                put(d.loc, d.name)
+                put(d.loc, d.name, f'"{d.name}"')
                 continue
+            for row in d.rows[1:] if isinstance(d, A.TableDecl) else []:
+                if row.cells:
+                    put(row.loc, A.cell_source(row.cells[0]), str(row.cells[0].value))
             put(d.loc, d.name)
             parts = (getattr(d, "members", None) or getattr(d, "fields", None)
                      or getattr(d, "items", None) or getattr(d, "steps", None) or [])
@@ -86,14 +91,24 @@ def stale(md: Path, root: Path) -> list[str]:
         else:
             book = str(Path(*parts[:2])) if parts[0] == "rulebooks" else path
         if book not in models:
-            models[book] = declared(Rulebook.open(str(root / book)).model, root)
+            try:
+                models[book] = declared(Rulebook.open(str(root / book)).model, root)
+            except DrillError as e:
+                models[book] = None
+                problems.append(f"{where}: {book} does not check:\n{e.render()}")
+        if models[book] is None:
+            continue
         names = models[book].get((path, line), set())
         text = file.read_text(encoding="utf-8").splitlines()[line - 1].strip()
-        if name in ("gap", "doubt") and text.startswith(f'{name} "'):
+        if name in ANNOTATIONS and text.startswith(f'{name} "'):
             continue          # an annotation the model keeps nowhere it is listed
         if name not in names:
+            elsewhere = sorted(ln for (f, ln), there in models[book].items()
+                               if f == path and name in there)
             problems.append(f"{where}: that line declares "
-                            + (", ".join(sorted(names)) if names else "nothing"))
+                            + (", ".join(sorted(names)) if names else "nothing")
+                            + (f" ({name} is on line {', '.join(map(str, elsewhere[:5]))})"
+                               if elsewhere else ""))
     return problems
 
 
@@ -105,11 +120,16 @@ def test_checker_accepts_true_citations_and_finds_stale_ones(tmp_path):
             "`tests/good/coverage.drill:25 horse`",
             "`tests/good/coverage.drill:39 step_back[Shaken]`",  # a cell
             "`tests/good/coverage.drill:5 section 1`",
+            "`tests/good/coverage.drill:5 1`",
+            "`tests/good/coverage.drill:40 Broken`",            # a row by its key
             "`tests/good/coverage.drill:43 charge.refused`",    # a stop step
-            "`tests/good/coverage.drill:48 a steady foot unit charges, passes and tires`"]
+            "`tests/good/coverage.drill:48 a steady foot unit charges, passes and tires`",
+            '`tests/good/coverage.drill:48 "a steady foot unit charges, passes and tires"`',
+            "`tests/good/labels.drill:4 note`", "`tests/good/labels.drill:7 source`"]
     bad = ["`tests/good/coverage.drill:22 broken`",             # the line moved
            "`tests/good/coverage.drill:21 shaken`",             # another name
            "`tests/good/coverage.drill:21 gap`",                # not a gap line
+           "`tests/good/labels.drill:4 source`",                # a note, not a source
            "`tests/good/coverage.drill:9999 broken`",           # past the end
            "`tests/good/nowhere.drill:1 x`"]
     md.write_text("| rule | where |\n" + "".join(f"| s | {c} |\n" for c in good + bad),
@@ -119,7 +139,7 @@ def test_checker_accepts_true_citations_and_finds_stale_ones(tmp_path):
     for p, c in zip(problems, bad):
         assert c in p
     assert "that line declares shaken" in problems[0] or "declares nothing" in problems[0]
-    assert "the file has" in problems[3] and "no such file" in problems[4]
+    assert "the file has" in problems[-2] and "no such file" in problems[-1]
 
 
 def test_checker_reads_gap_and_doubt_lines():
