@@ -101,6 +101,16 @@ def test_text_report(small):
     assert "cells" in res.out and "33.3%" in res.out
 
 
+def test_verbose_lists_every_section(small):
+    res = run_cli("coverage", "-v", SMALL, cwd=TESTS)
+    assert res.rc == 0, res.err
+    assert "§1 Morale: 7 of 10 ways seen, 3 not fully covered" in res.out.splitlines()
+    assert "§2 Charges: 6 of 10 ways seen, 4 not fully covered" in res.out.splitlines()
+    assert "§3" not in res.out                     # examples only: nothing to count there
+    quiet = run_cli("coverage", SMALL, cwd=TESTS).out
+    assert "ways seen" not in quiet and len(quiet.splitlines()) == len(res.out.splitlines())
+
+
 def test_json_report():
     res = run_cli("coverage", SMALL, "--json", cwd=TESTS)
     assert_no_traceback(res)

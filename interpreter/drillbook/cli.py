@@ -110,6 +110,7 @@ def build_parser() -> argparse.ArgumentParser:
     v = sub.add_parser("coverage", help="what the examples exercise, and what they never do")
     v.add_argument("paths", nargs="+")
     v.add_argument("--json", action="store_true")
+    v.add_argument("-v", "--verbose", action="store_true", help="list every section")
     v.add_argument("--fail-under", type=float, metavar="N",
                    help="exit 1 if a rulebook's overall coverage is below N percent")
     return p
@@ -378,7 +379,8 @@ def cmd_coverage(args, argv) -> int:
     from .coverage import coverage_command
     if args.fail_under is not None and not 0 <= args.fail_under <= 100:
         raise _point(argv, f"--fail-under takes a percentage from 0 to 100, not {args.fail_under:g}")
-    return coverage_command([_open(p, argv) for p in args.paths], args.json, args.fail_under)
+    return coverage_command([_open(p, argv) for p in args.paths], args.json, args.fail_under,
+                            args.verbose)
 
 
 COMMANDS = {"check": cmd_check, "test": cmd_test, "ask": cmd_ask, "explain": cmd_explain,

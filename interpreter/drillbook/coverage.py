@@ -190,18 +190,26 @@ def _cite(sec) -> str:
     return f"§{sec.cite()}" if sec is not None else "(no section)"
 
 
-def report_text(cov: Coverage) -> str:
-    """The uncovered items section by section, then the totals of each kind."""
+def report_text(cov: Coverage, every_section: bool = False) -> str:
+    """The uncovered items section by section (``every_section``: each section with its
+    count, fully covered or not), then the totals of each kind."""
     out = [f"coverage of {cov.title} ({cov.path}): {cov.passed} examples passed"
            + (f", {len(cov.failed)} failed and not counted" if cov.failed else "")]
     for r in cov.failed:
         out.append(f"  FAIL  {r.example.name}  ({r.example.loc})")
     by_section: dict = {}
-    for item in cov.uncovered():
+    for item in cov.items:
         by_section.setdefault(id(item.section), (item.section, []))[1].append(item)
     for sec, items in by_section.values():
-        out.append(f"{_cite(sec)}: {len(items)} not fully covered")
-        for item in items:
+        missing = [i for i in items if i.missing]
+        if every_section:
+            seen = sum(sum(i.ways.values()) for i in items)
+            total = sum(len(i.ways) for i in items)
+            out.append(f"{_cite(sec)}: {seen} of {total} ways seen"
+                       + (f", {len(missing)} not fully covered" if missing else ""))
+        elif missing:
+            out.append(f"{_cite(sec)}: {len(missing)} not fully covered")
+        for item in missing:
             out.append(f"  {item.loc}: {item.title}: "
                        + ", ".join(f"never {w}" for w in item.missing))
     out.append(f"{'kind':<14}{'seen':>6}{'of':>6}{'percent':>9}")
@@ -253,7 +261,8 @@ def uncovered_places(cov: Coverage) -> dict:
     return out
 
 
-def coverage_command(rulebooks, as_json: bool = False, fail_under: float | None = None) -> int:
+def coverage_command(rulebooks, as_json: bool = False, fail_under: float | None = None,
+                     every_section: bool = False) -> int:
     """``drillbook coverage``: report each rulebook; 1 if an example fails or a rulebook's
     overall coverage is under ``fail_under`` percent, else 0."""
     import json
@@ -264,7 +273,7 @@ def coverage_command(rulebooks, as_json: bool = False, fail_under: float | None 
                           "rulebooks": [report_json(c) for c in covs]},
                          ensure_ascii=False, indent=2))
     else:
-        print("\n\n".join(report_text(c) for c in covs))
+        print("\n\n".join(report_text(c, every_section) for c in covs))
     status = 0
     for c in covs:
         if c.failed:
