@@ -65,7 +65,9 @@ def test_uncovered_locations_point_at_the_declarations(small):
                   (34, 3): 'require unhurt of may_charge "no hits" = u.hits == 0',
                   (39, 16): "Broken |",             # the cell, in the row of Shaken
                   (40, 16): "Broken |",
-                  (43, 10): 'refused "a unit that may not charge stays" when may_charge(u).refused'}
+                  (43, 10): 'refused "a unit that may not charge stays" when may_charge(u).refused',
+                  (42, 3): 'procedure charge(u: Unit) "the charge"'}      # a step, at its procedure too
+    assert places[(path, 42, 3)] == ["stop charge.refused: never stopped"]
 
 
 def test_failing_examples_are_not_counted(book):

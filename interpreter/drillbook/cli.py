@@ -334,8 +334,9 @@ def cmd_render(args, argv) -> int:
     variant = rb.model if rb.model.base is not None else None
     if variant is not None:
         from .diff import semantic_diff            # the redline shows the odds that change
+    from .coverage import uncovered_of
     written = render_site(rb.model, args.out, args.lang, variant,
-                          semantic_diff(rb) if variant is not None else None)
+                          semantic_diff(rb) if variant is not None else None, uncovered_of(rb))
     print(f"wrote {len(written)} files to {args.out}")
     return 0
 

@@ -39,6 +39,7 @@ class Item:
     loc: object
     section: object                        # ast.Section or None
     ways: dict = field(default_factory=dict)   # way -> seen (bool), in the order to report
+    owner: object = None                   # the declaration a modifier, step or cell is of
 
     @property
     def title(self) -> str:
@@ -78,10 +79,10 @@ def _items(model):
     items, where = [], {}
     own = getattr(model, "own_files", None)
 
-    def add(kind, what, name, obj, loc, section, ways):
+    def add(kind, what, name, obj, loc, section, ways, owner=None):
         if own and loc.path not in own:
             return
-        item = Item(kind, what, name, loc, section, {w: False for w in ways})
+        item = Item(kind, what, name, loc, section, {w: False for w in ways}, owner)
         items.append(item)
         for w in ways:
             where.setdefault((id(obj), w), []).append(item)
@@ -98,11 +99,11 @@ def _items(model):
             elif isinstance(d, A.ModifiersDecl):
                 for m in d.items:
                     add("modifiers", "modifier", f"{d.name}.{m.name}", m, m.loc, sec,
-                        ["applied"] + (["not applied"] if m.when is not None else []))
+                        ["applied"] + (["not applied"] if m.when is not None else []), d)
             elif isinstance(d, A.ProcedureDecl):
                 for st in d.steps:
                     add("steps", "stop" if st.stop else "step", f"{d.name}.{st.name}", st,
-                        st.loc, sec, ["stopped" if st.stop else "taken"])
+                        st.loc, sec, ["stopped" if st.stop else "taken"], d)
             elif isinstance(d, A.TableDecl) and d.name in model.tables:
                 _cells(model.tables[d.name], sec, add)
     return items, where
@@ -113,11 +114,12 @@ def _cells(lay, sec, add):
     for _, key_cell, values in lay.rows:
         row = A.cell_source(key_cell)
         if lay.shape == "chart":           # a chart row is looked up whole
-            add("cells", "table", f"{name}[{row}]", key_cell, key_cell.loc, sec, ["looked up"])
+            add("cells", "table", f"{name}[{row}]", key_cell, key_cell.loc, sec, ["looked up"],
+                lay.decl)
             continue
         for (header, _), (_, cell, _) in zip(lay.columns, values):
             at = f"{row}, {A.cell_source(header)}" if lay.shape == "2d" else row
-            add("cells", "table", f"{name}[{at}]", cell, cell.loc, sec, ["looked up"])
+            add("cells", "table", f"{name}[{at}]", cell, cell.loc, sec, ["looked up"], lay.decl)
 
 
 # ------------------------------------------------------------------ what the traces show
@@ -252,13 +254,28 @@ def report_json(cov: Coverage) -> dict:
 
 def uncovered_places(cov: Coverage) -> dict:
     """{(path, line, col): [what is missing]} of every item not fully covered — the marks
-    of the review pages (``render_site(..., unexercised=...)``)."""
+    of the review pages (``render_site(..., unexercised=...)``).  A step has no place of
+    its own on the pages: it is listed at its procedure too."""
     out: dict = {}
     for item in cov.uncovered():
-        loc = item.loc
-        out.setdefault((loc.path, loc.line, loc.col), []).append(
-            f"{item.title}: " + ", ".join(f"never {w}" for w in item.missing))
+        why = f"{item.title}: " + ", ".join(f"never {w}" for w in item.missing)
+        places = [item.loc] + ([item.owner.loc] if item.kind == "steps" else [])
+        for loc in places:
+            out.setdefault((loc.path, loc.line, loc.col), []).append(why)
     return out
+
+
+def uncovered_of(rulebook) -> dict:
+    """The marks of a rulebook's review pages: ``uncovered_places`` of its coverage; for a
+    variant, of its own files by its own examples and of the rest by the base's."""
+    places = uncovered_places(coverage(rulebook))
+    base = rulebook.base()
+    if base is not None:
+        own = set(rulebook.model.own_files)
+        for key, why in uncovered_places(coverage(base)).items():
+            if key[0] not in own:
+                places.setdefault(key, why)
+    return places
 
 
 def coverage_command(rulebooks, as_json: bool = False, fail_under: float | None = None,
