@@ -35,7 +35,7 @@ class Item:
     """One thing a rulebook declares, and which of its ways the examples showed."""
     kind: str                              # one of KINDS
     what: str                              # rule, check, exception, modifier, table, step...
-    name: str                              # morale_drm.rain, to_hit[Foot, Short]...
+    name: str                              # LIST.ITEM, PROCEDURE.STEP, TABLE[ROW, COLUMN]
     loc: object
     section: object                        # ast.Section or None
     ways: dict = field(default_factory=dict)   # way -> seen (bool), in the order to report
