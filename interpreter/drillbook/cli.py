@@ -382,7 +382,8 @@ def cmd_diff(args, argv) -> int:
 def cmd_coverage(args, argv) -> int:
     from .coverage import coverage_command
     if args.fail_under is not None and not 0 <= args.fail_under <= 100:
-        raise _point(argv, f"--fail-under takes a percentage from 0 to 100, not {args.fail_under:g}")
+        raise _point(argv, "--fail-under takes a percentage from 0 to 100, "
+                     f"not {args.fail_under:g}")
     return coverage_command([_open(p, argv) for p in args.paths], args.json, args.fail_under,
                             args.verbose)
 

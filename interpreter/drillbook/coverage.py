@@ -233,10 +233,10 @@ def report_json(cov: Coverage) -> dict:
     sections: dict = {}
     for item in cov.items:
         sec = item.section
-        key = sec.number if sec is not None else None
-        entry = sections.setdefault(key, {"section": key,
-                                          "title": sec.label.text if sec is not None else None,
-                                          "seen": 0, "total": 0, "items": []})
+        entry = sections.setdefault(id(sec), {
+            "section": sec.number if sec is not None else None,
+            "title": sec.label.text if sec is not None else None,
+            "seen": 0, "total": 0, "items": []})
         entry["seen"] += sum(item.ways.values())
         entry["total"] += len(item.ways)
         entry["items"].append({"kind": item.kind, "what": item.what, "name": item.name,
