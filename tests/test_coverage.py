@@ -170,8 +170,6 @@ def test_an_unknown_rulebook_is_located():
 NOT_YET_FULL = {
     "musket-and-pike": "issue 10: examples for uncovered cells, exceptions and requirements "
                        "are being written",
-    "by-fire-and-sword": "issue 10: examples for uncovered modifiers, exceptions and "
-                         "requirements are being written",
 }
 BUNDLED = sorted(p.name for p in (ROOT / "rulebooks").iterdir() if (p / "rulebook.drill").is_file())
 
