@@ -113,6 +113,9 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("-v", "--verbose", action="store_true", help="list every section")
     v.add_argument("--fail-under", type=float, metavar="N",
                    help="exit 1 if a rulebook's overall coverage is below N percent")
+
+    ls = sub.add_parser("lsp", help="run the language server for editors (LSP over stdio)")
+    ls.add_argument("--stdio", action="store_true", help="talk over stdin/stdout (the default)")
     return p
 
 
@@ -391,6 +394,15 @@ def cmd_coverage(args, argv) -> int:
 COMMANDS = {"check": cmd_check, "test": cmd_test, "ask": cmd_ask, "explain": cmd_explain,
             "odds": cmd_odds, "diff": cmd_diff, "run": cmd_run, "render": cmd_render,
             "fmt": cmd_fmt, "coverage": cmd_coverage}
+
+
+def cmd_lsp(args, argv) -> int:
+    from .lsp import serve           # imported here: only the server pays for pygls
+    serve()
+    return 0
+
+
+COMMANDS["lsp"] = cmd_lsp
 
 
 if __name__ == "__main__":
