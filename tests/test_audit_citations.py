@@ -3,14 +3,14 @@
     `rulebooks/GAME/FILE.drill:LINE NAME`
 
 must name a line of that file that declares NAME, read from the parsed rulebook (not from
-the text): a section (``section 12.5``, ``12.5`` or ``section``), a rule, exception, table, modifier
-list, check, list of requirements, requirement, procedure, record, enum or scale, die,
-option or marker by its name; a modifier, procedure step, record field or enum member by
-its name or as ``LIST.NAME``; a table row by its key as printed (``MakeReady``, ``4-5``);
+the text): a section (``section 12.5``, ``12.5`` or ``section``), a rule, exception, table,
+modifier list, check, list of requirements, requirement, procedure, record, enum or scale,
+die, option or marker by its name; a modifier, procedure step, record field or enum member
+by its name or as ``LIST.NAME``; a table row by its key as printed (``MakeReady``, ``4-5``);
 a table cell or chart row as ``drillbook coverage`` names it (``to_hit[Foot, Short]``,
 ``damage[4-5]``); an example by its title, bare or in double quotes; or, when NAME is
-``gap``, ``doubt``, ``note`` or ``source``, a line holding that annotation.  A citation
-under ``variants/`` is read in that variant.
+``gap``, ``doubt``, ``note``, ``source`` or ``numbered``, a line holding that annotation.
+A citation under ``variants/`` is read in that variant.
 """
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ from drillbook.evaluate import Rulebook
 
 SOURCES = ROOT / "docs" / "sources"
 AUDITED = ("musket-and-pike", "general-de-brigade", "by-fire-and-sword")
-ANNOTATIONS = ("gap", "doubt", "note", "source")
+ANNOTATIONS = ("gap", "doubt", "note", "source", "numbered")
 CITATION = re.compile(r"`([\w./-]+\.drill):(\d+) ([^`]+)`")
 
 
