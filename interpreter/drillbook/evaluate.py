@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import lru_cache
 
 from . import ast as A
 from .check import check
@@ -18,7 +19,7 @@ from .loader import load
 from .runtime import CheckResult, Ctx, Dice, Effect, NeedChoice, NeedRoll, State, show
 from .state import load_state, state_from_givens
 
-MAX_OUTCOMES = 200_000     # enumeration stops here rather than run for ever
+MAX_OUTCOMES = 200_000     # replays (outcomes and choices); enumeration stops here rather than run for ever
 
 
 @dataclass
@@ -242,33 +243,54 @@ def outcome_key(value):
 def enumerate_outcomes(run, rolls=None, choices=None) -> dict:
     """Run ``run(dice)`` over every face of every die it reads and every option of every
     choice it asks for; return {(choices made, outcome): Fraction}.  Dice are weighed by
-    chance; choices are not (each combination of choices gets its own distribution)."""
+    chance; choices are not (each combination of choices gets its own distribution).
+
+    Each outcome is one replay of the question along a path of faces and choices; the sum
+    of k dice read together is one step weighed by its convolved distribution, and the calls
+    the question remembers are shared by the replays that reach them with the same path
+    (``Dice.remembered``), so a replay evaluates only what its last step changed."""
     dist: dict[tuple, Fraction] = {}
-    stack = [([], Fraction(1))]
+    memo: dict = {}
+    stack = [((), Fraction(1))]
     runs = 0
     while stack:
         path, p = stack.pop()
         runs += 1
         if runs > MAX_OUTCOMES:
-            fail(Loc("<question>"), "E802", f"more than {MAX_OUTCOMES} dice outcomes to enumerate",
-                 "give some of the rolls with --roll")
-        dice = Dice(rolls, path=path, chosen=choices)
+            fail(Loc("<question>"), "E802", f"more than {MAX_OUTCOMES} dice outcomes and "
+                 "choices to enumerate", "give some of the rolls with --roll DIE=N or some of "
+                 "the choices with --choice NAME=ID, or ask about a smaller part of the question")
+        dice = Dice(rolls, path=list(path), chosen=choices)
+        dice.memo = memo
         try:
             value = run(dice)
         except NeedRoll as need:
-            faces = range(need.low, need.high + 1)
-            share = p / len(faces)
-            for f in reversed(faces):
-                stack.append((path + [f], share))
+            for f, share in reversed(sum_distribution(need.low, need.high, need.count)):
+                stack.append((path + (f,), p * share))
             continue
         except NeedChoice as need:
             for i in reversed(range(len(need.options))):
-                stack.append((path + [i], p))
+                stack.append((path + (i,), p))
             continue
         made = ", ".join(f"{n} = {k}" for n, k in dice.made)
         key = (made, outcome_key(value))
         dist[key] = dist.get(key, Fraction(0)) + p
     return dist
+
+
+@lru_cache(maxsize=256)
+def sum_distribution(low: int, high: int, count: int) -> tuple:
+    """The exact distribution of the sum of ``count`` dice with faces low..high, as
+    ((sum, Fraction), ...) in increasing order of the sum: the faces' counts convolved."""
+    ways = {0: 1}
+    for _ in range(count):
+        nxt: dict[int, int] = {}
+        for total, n in ways.items():
+            for f in range(low, high + 1):
+                nxt[total + f] = nxt.get(total + f, 0) + n
+        ways = nxt
+    whole = (high - low + 1) ** count
+    return tuple((total, Fraction(n, whole)) for total, n in sorted(ways.items()))
 
 
 __all__ = ["Rulebook", "Answer", "ExampleResult", "enumerate_outcomes", "ANY"]

@@ -165,7 +165,20 @@ class State:
         return order
 
     def apply(self, effects) -> tuple["State", list]:
-        """Apply effects in order; return the new state and a log of what changed."""
+        """Apply effects in order; return the new state and a log of what changed.  The
+        same effects on the same state give the same new state object (states never
+        change), so that the replays of ``odds`` meet the same entities."""
+        try:
+            key = ("#apply", tuple(effects))
+            hash(key)
+        except TypeError:
+            return self._apply(effects)
+        done = self.indexes.get(key)
+        if done is None:
+            done = self.indexes[key] = self._apply(effects)
+        return done[0], list(done[1])
+
+    def _apply(self, effects) -> tuple["State", list]:
         ents = dict(self.entities)
         by_type = {k: list(v) for k, v in self.by_type.items()}
         log = []
@@ -194,11 +207,12 @@ class State:
 
 
 class NeedRoll(Exception):
-    """Raised while enumerating: the evaluation asks for a die nobody has chosen yet."""
+    """Raised while enumerating: the evaluation asks for a die nobody has chosen yet (or
+    for the sum of ``count`` such dice, enumerated at once by its convolved distribution)."""
 
-    def __init__(self, die, low, high):
+    def __init__(self, die, low, high, count=1):
         super().__init__(die)
-        self.die, self.low, self.high = die, low, high
+        self.die, self.low, self.high, self.count = die, low, high, count
 
 
 class NeedChoice(Exception):
@@ -227,6 +241,8 @@ class Dice:
     step = 0
     where = None
     chosen = {}                      # choice name -> keys in order (never changed here)
+    memo = None                      # when enumerating: results of calls shared by replays
+    calls = 0                        # calls remembered or looked up so far in this replay
 
     def __init__(self, given=None, seed=None, path=None, where: Loc | None = None, chosen=None):
         self.given = given or {}         # die -> faces in order; never changed here
@@ -266,6 +282,68 @@ class Dice:
         fail(loc, "E603", f"this needs a roll of {die} (roll number {n} of {die}) and none was given",
              f"give it with --roll {die}=N, draw it with --seed N, or ask 'odds' to enumerate it")
         return 0
+
+    def roll_sum(self, die: str, low: int, high: int, count: int, loc: Loc) -> int:
+        """The sum of ``count`` rolls of a die.  Given faces are read one by one, as
+        ``roll`` reads them; when enumerating, the dice left are one step whose faces
+        are the possible sums (``odds`` weighs them by their convolved distribution)."""
+        if self.path is None or count == 1:
+            total = 0
+            for _ in range(count):
+                total += self.roll(die, low, high, loc)
+            return total
+        queue = self.given.get(die)
+        total = 0
+        if queue is not None:
+            while count and self.used.get(die, 0) < len(queue):
+                total += self.roll(die, low, high, loc)
+                count -= 1
+        if count <= 1:
+            return total + self.roll(die, low, high, loc) if count else total
+        if self.step < len(self.path):
+            face = self.path[self.step]
+            self.step += 1
+            self.read.append((f"{count}{die}", face, "enumerated"))
+            return total + face
+        raise NeedRoll(die, low, high, count)
+
+    def remembered(self, ctx, key, fn, args):
+        """``fn(ctx, args)`` for a call remembered per question (``ctx.rolled[key]``), shared
+        by the replays of ``odds``: a replay reaches its n-th such call with the same dice and
+        choices read so far only where an earlier replay did, so the call's result, the dice
+        it read and the calls it remembered are copied instead of evaluated again."""
+        n = self.calls
+        self.calls = n + 1
+        path, start = self.path, self.step
+        memo = self.memo
+        point = (n, tuple(path[:start]))
+        seen = memo.get(point)
+        if seen is not None:
+            for length, by_read in seen.items():
+                got = by_read.get(tuple(path[start:start + length])) \
+                    if start + length <= len(path) else None
+                if got is not None:
+                    value, made, read, used, picks, rolled, calls = got
+                    self.step = start + length
+                    self.made.extend(made)
+                    self.read.extend(read)
+                    self.used.update(used)
+                    self.picks.update(picks)
+                    ctx.rolled.update(rolled)
+                    self.calls += calls
+                    return value
+        marks = (len(self.made), len(self.read), dict(self.used), dict(self.picks),
+                 len(ctx.rolled))
+        value = fn(ctx, args)
+        made, read, used, picks, rolled = marks
+        record = (value, self.made[made:], self.read[read:],
+                  {d: k for d, k in self.used.items() if used.get(d) != k},
+                  {c: k for c, k in self.picks.items() if picks.get(c) != k},
+                  dict(list(ctx.rolled.items())[rolled:]), self.calls - n - 1)
+        if seen is None:
+            seen = memo[point] = {}
+        seen.setdefault(self.step - start, {})[tuple(path[start:self.step])] = record
+        return value
 
     def choose(self, name: str, options: list, loc: Loc):
         if not options:

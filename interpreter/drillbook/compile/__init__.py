@@ -371,10 +371,10 @@ class Program:
                 return run(ctx, args)          # reports the located error
             if op == "within" and goal.low > goal.high:
                 return CheckResult(name, None, 0, None, op, goal, False, 0)
-            roll = ctx.dice.roll
-            natural = roll(die_name, low, high, loc)
-            for _ in range(count - 1):
-                natural += roll(die_name, low, high, loc)
+            if count == 1:
+                natural = ctx.dice.roll(die_name, low, high, loc)
+            else:
+                natural = ctx.dice.roll_sum(die_name, low, high, count, loc)
             mod = modifier(ctx, s)
             total = natural + mod
             if clamped:
@@ -425,7 +425,10 @@ def _once_per_question(name, fn):
         key = (name, *args)
         value = ctx.rolled.get(key, missing)
         if value is missing:
-            value = ctx.rolled[key] = fn(ctx, args)
+            if ctx.dice.memo is None:
+                value = ctx.rolled[key] = fn(ctx, args)
+            else:                  # enumerating: replays share what they computed
+                value = ctx.rolled[key] = ctx.dice.remembered(ctx, key, fn, args)
         return value
     return once
 
