@@ -260,7 +260,7 @@ def enumerate_outcomes(run, rolls=None, choices=None) -> dict:
             fail(Loc("<question>"), "E802", f"more than {MAX_OUTCOMES} dice outcomes and "
                  "choices to enumerate", "give some of the rolls with --roll DIE=N or some of "
                  "the choices with --choice NAME=ID, or ask about a smaller part of the question")
-        dice = Dice(rolls, path=list(path), chosen=choices)
+        dice = Dice(rolls, path=path, chosen=choices)
         dice.memo = memo
         try:
             value = run(dice)

@@ -5,6 +5,7 @@ Values are immutable.  A ``State`` is never changed in place: ``apply`` returns 
 from __future__ import annotations
 
 import random
+from itertools import islice
 from dataclasses import dataclass, field
 
 from .errors import DrillError, Loc, fail
@@ -316,11 +317,11 @@ class Dice:
         self.calls = n + 1
         path, start = self.path, self.step
         memo = self.memo
-        point = (n, tuple(path[:start]))
+        point = (n, path[:start])         # the path is a tuple when enumerating
         seen = memo.get(point)
         if seen is not None:
             for length, by_read in seen.items():
-                got = by_read.get(tuple(path[start:start + length])) \
+                got = by_read.get(path[start:start + length]) \
                     if start + length <= len(path) else None
                 if got is not None:
                     value, made, read, used, picks, rolled, calls = got
@@ -339,10 +340,11 @@ class Dice:
         record = (value, self.made[made:], self.read[read:],
                   {d: k for d, k in self.used.items() if used.get(d) != k},
                   {c: k for c, k in self.picks.items() if picks.get(c) != k},
-                  dict(list(ctx.rolled.items())[rolled:]), self.calls - n - 1)
+                  dict(islice(reversed(ctx.rolled.items()), len(ctx.rolled) - rolled)),
+                  self.calls - n - 1)
         if seen is None:
             seen = memo[point] = {}
-        seen.setdefault(self.step - start, {})[tuple(path[start:self.step])] = record
+        seen.setdefault(self.step - start, {})[path[start:self.step]] = record
         return value
 
     def choose(self, name: str, options: list, loc: Loc):
