@@ -106,6 +106,10 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("base", help="the base rulebook")
     d.add_argument("variant", nargs="+", help="one or more variant files, applied in order")
     d.add_argument("--json", action="store_true")
+    for name, command in sub.choices.items():
+        if name != "fmt":
+            command.add_argument("--no-cache", action="store_true",
+                                 help="neither read nor write the cache of checked rulebooks")
     return p
 
 
@@ -115,6 +119,8 @@ def main(argv: list[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
         if not args.command:
             raise UsageError("choose a command: check, test, ask, explain, odds or diff")
+        from . import cache
+        cache.enabled = not getattr(args, "no_cache", False)
         return COMMANDS[args.command](args, argv)
     except UsageError as e:
         print(_point(argv, str(e)).render(), file=sys.stderr)

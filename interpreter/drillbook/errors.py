@@ -37,6 +37,9 @@ class Loc:
     def __str__(self) -> str:
         return f"{self.path}:{self.line}:{self.col}"
 
+    def __reduce__(self):       # a cached model unpickles its many locations quickly
+        return Loc, (self.path, self.line, self.col, self.end_line, self.end_col)
+
 
 @dataclass(slots=True)
 class Diagnostic:

@@ -51,24 +51,28 @@ class Rulebook:
     @classmethod
     def open(cls, path: str, where: Loc | None = None, variants=()) -> "Rulebook":
         """Load, check and compile a rulebook, or a variant file (with more variants after it)."""
-        from .variants import is_variant, load_variant
+        from .cache import checked_model, quiet_gc
         variants = list(variants)
-        if is_variant(path):
-            model = load_variant(path, where, variants)
-        elif variants:
-            import os
-            from .loader import resolve_main
-            from .variants import base_path, parse_variant
-            base = os.path.realpath(resolve_main(path, where))
-            for v in variants:
-                own = os.path.realpath(resolve_main(base_path(parse_variant(v, where), v)))
-                if own != base:
-                    fail(where or Loc("<command line>"), "E907",
-                         f"'{v}' patches another rulebook than '{path}'")
-            model = load_variant(variants[0], where, variants[1:])
-        else:
-            model = check(load(path, where))
-        return cls(model, compile_model(model))
+
+        def build():
+            from .variants import is_variant, load_variant
+            if is_variant(path):
+                return load_variant(path, where, variants)
+            if variants:
+                import os
+                from .loader import resolve_main
+                from .variants import base_path, parse_variant
+                base = os.path.realpath(resolve_main(path, where))
+                for v in variants:
+                    own = os.path.realpath(resolve_main(base_path(parse_variant(v, where), v)))
+                    if own != base:
+                        fail(where or Loc("<command line>"), "E907",
+                             f"'{v}' patches another rulebook than '{path}'")
+                return load_variant(variants[0], where, variants[1:])
+            return check(load(path, where))
+        model = checked_model(path, variants, build)
+        with quiet_gc():
+            return cls(model, compile_model(model))
 
     def base(self) -> "Rulebook | None":
         """For a variant: the base rulebook it patches, compiled."""
