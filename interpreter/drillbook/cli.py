@@ -260,12 +260,12 @@ def _question_inputs(args, argv):
 
 
 def cmd_ask(args, argv) -> int:
-    from .explain import answer_json
     from .runtime import show
     rb, state, rolls, options = _question_inputs(args, argv)
     ans = rb.ask(args.question, state, rolls, options, seed=args.seed, trace=args.json,
                  choices=args.chosen)
     if args.json:
+        from .explain import answer_json
         print(json.dumps(answer_json(ans), ensure_ascii=False, indent=2))
         return 0
     print(show(ans.value, args.lang))
