@@ -224,22 +224,28 @@ def loads(work: str, count: int):
         for t in texts:
             parser.parse(t if t.endswith("\n") else t + "\n", start="start")
 
-    def cold():
+    def cold():                        # parse + check + compile every rule
         cache.enabled = False
-        Rulebook.open(str(BOOK))
+        Rulebook.open(str(BOOK)).program.compile_all()
 
-    def warm():
+    def warm():                        # what a question pays: its rules compile when reached
         cache.enabled = True
         Rulebook.open(str(BOOK))
 
+    def warm_all():
+        cache.enabled = True
+        Rulebook.open(str(BOOK)).program.compile_all()
+
     os.environ["DRILLBOOK_CACHE_DIR"] = os.path.join(work, "cache")
     warm()
-    t = rounds({"bare": bare, "cold": cold, "warm": warm}, count)
+    t = rounds({"bare": bare, "cold": cold, "warm": warm, "warm_all": warm_all}, count)
     cache.enabled = True
-    report("cold open (parse + check + compile)", f"{t['cold'] / t['bare']:5.2f}x bare Lark parse "
-           f"({t['cold'] * 1e3:.0f} ms)", "<= 1.2x", t["cold"] / t["bare"] <= 1.2)
-    report("cached open", f"{t['warm'] / t['cold']:5.1%} of cold ({t['warm'] * 1e3:.1f} ms)",
-           "<= 10%", t["warm"] / t["cold"] <= 0.10)
+    report("cold open (parse + check + compile all)", f"{t['cold'] / t['bare']:5.2f}x bare Lark "
+           f"parse ({t['cold'] * 1e3:.0f} ms)", "<= 1.2x", t["cold"] / t["bare"] <= 1.2)
+    report("cached open (rules compiled when reached)", f"{t['warm'] / t['cold']:5.1%} of cold "
+           f"({t['warm'] * 1e3:.1f} ms)", "<= 10%", t["warm"] / t["cold"] <= 0.10)
+    report("  cached open, then compile all", f"{t['warm_all'] / t['cold']:5.1%} of cold "
+           f"({t['warm_all'] * 1e3:.1f} ms)", "(reference)", None)
 
 
 def ask_process(work: str, count: int):

@@ -176,6 +176,7 @@ def cmd_check(args, argv) -> int:
             return 2 if all(d.loc.path == CMDLINE for d in e.diagnostics) else 1
     else:
         rb = _open(args.path, argv, args.variant)
+    rb.program.compile_all()           # questions compile what they reach; check compiles all
     m = rb.model
     from . import ast as A
     notes = [(sec, n) for sec, n in m.annotations() if n.kind in ("doubt", "gap")]

@@ -22,6 +22,20 @@ class _Ref:
         self.fn = None
 
 
+class _Callables(dict):
+    """A rulebook's compiled rules, tables, checks... by name, each compiled when first
+    asked for."""
+
+    def __init__(self, program):
+        super().__init__()
+        self.program = program
+
+    def __missing__(self, name):
+        if name not in self.program._pending:
+            raise KeyError(name)
+        return self.program._compile(name)
+
+
 class Program:
     def __init__(self, model):
         self.model = model
@@ -32,25 +46,47 @@ class Program:
         self.cell_marks: dict[str, dict] = {}     # table -> {(key, column): markers}
         self.defaults: dict = {}                  # a field's default expression -> its value
         self.exprs = ExprCompiler(self)
-        self.callables: dict[str, object] = {}
+        self.callables: dict[str, object] = _Callables(self)
+        self._pending: dict = {}
         for name, d in model.decls.items():
             build = {A.Define: self._define, A.TableDecl: self._table,
                      A.ModifiersDecl: self._modifiers, A.CheckDecl: self._check,
                      A.RequireDecl: self._define, A.RequirementsDecl: self._requirements,
                      A.ProcedureDecl: self._procedure}.get(type(d))
             if build is not None and (not isinstance(d, A.TableDecl) or name in model.tables):
-                fn = build(d)
-                if name in model.rolls_dice or name in model.searching:
-                    fn = _once_per_question(name, fn)
-                self.callables[name] = fn
-                self._ref(name).fn = fn
+                self._pending[name] = (build, d)
+                self._ref(name).fn = self._on_first_call(name)
 
     # ------------------------------------------------------------ calls
     def _ref(self, name) -> _Ref:
         return self.refs.setdefault(name, _Ref())
 
+    def _on_first_call(self, name):
+        """What a rule is until it is first called: compiling it, then calling it.  A
+        question compiles only the rules it reaches, whatever else the rulebook holds."""
+        def first(ctx, args):
+            return self.callables[name](ctx, args)
+        return first
+
+    def _compile(self, name):
+        build, d = self._pending.pop(name)
+        fn = build(d)
+        if name in self.model.rolls_dice or name in self.model.searching:
+            fn = _once_per_question(name, fn)
+        dict.__setitem__(self.callables, name, fn)
+        self._ref(name).fn = fn
+        return fn
+
+    def compile_all(self) -> "Program":
+        for name in list(self._pending):
+            if name in self._pending:
+                self._compile(name)
+        return self
+
     def cell_marks_of(self, table: str) -> dict:
         """The footnote markers of a table's cells, filled in when the table is compiled."""
+        if table in self._pending:
+            self._compile(table)
         return self.cell_marks.setdefault(table, {})
 
     def compile_expr(self, e: A.Expr):
