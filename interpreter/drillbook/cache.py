@@ -24,6 +24,7 @@ from . import loader
 from .errors import remember_source
 
 enabled = True                  # the CLI's --no-cache turns it off
+freeze = False                  # a process that opens one rulebook: never scan it again
 FORMAT = 1                      # bump when what an entry holds changes
 
 
@@ -68,12 +69,16 @@ def _digest(text: str) -> str:
 @contextmanager
 def quiet_gc():
     """No garbage collection while a load builds its many small objects (none of them is
-    garbage yet); a collection runs as usual afterwards."""
+    garbage yet).  In a process that answers one command (``freeze``), what the load built
+    is then moved out of the collector's sight for good (``gc.freeze``), so that the first
+    collections after it do not scan the whole model; elsewhere collections resume."""
     was = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
+        if freeze:
+            gc.freeze()
         if was:
             gc.enable()
 

@@ -114,13 +114,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    argv_given, argv = argv, list(sys.argv[1:] if argv is None else argv)
     try:
         args = build_parser().parse_args(argv)
         if not args.command:
             raise UsageError("choose a command: check, test, ask, explain, odds or diff")
         from . import cache
         cache.enabled = not getattr(args, "no_cache", False)
+        cache.freeze = argv_given is None      # a process of its own, not a caller's
         return COMMANDS[args.command](args, argv)
     except UsageError as e:
         print(_point(argv, str(e)).render(), file=sys.stderr)
