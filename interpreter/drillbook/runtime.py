@@ -308,44 +308,88 @@ class Dice:
             return total + face
         raise NeedRoll(die, low, high, count)
 
-    def remembered(self, ctx, key, fn, args):
-        """``fn(ctx, args)`` for a call remembered per question (``ctx.rolled[key]``), shared
-        by the replays of ``odds``: a replay reaches its n-th such call with the same dice and
-        choices read so far only where an earlier replay did, so the call's result, the dice
-        it read and the calls it remembered are copied instead of evaluated again."""
+    # -------------------------------------------------- sharing work between the replays
+    # A replay of ``odds`` follows a path of faces and choices.  Everything it does before it
+    # reads path entry k depends on entries 0..k-1 only, so the n-th remembered call (or
+    # procedure) of a replay, reached with the path read so far P, is the same computation
+    # in every replay that reaches it with P: its result, what it read and how many calls
+    # it made can be copied instead of evaluated again.
+    def _point(self, kind):
         n = self.calls
         self.calls = n + 1
-        path, start = self.path, self.step
-        memo = self.memo
-        point = (n, path[:start])         # the path is a tuple when enumerating
-        seen = memo.get(point)
-        if seen is not None:
-            for length, by_read in seen.items():
-                got = by_read.get(path[start:start + length]) \
-                    if start + length <= len(path) else None
+        return (kind, n, self.path[:self.step]), self.step, n   # the path is a tuple here
+
+    def _snapshot(self):
+        return (len(self.made), len(self.read), dict(self.used) if self.used else None,
+                dict(self.picks) if self.picks else None, self.calls)
+
+    def _since(self, snap):
+        made, read, used, picks, calls = snap
+        return (self.made[made:], self.read[read:],
+                {d: k for d, k in self.used.items() if (used or {}).get(d) != k},
+                {c: k for c, k in self.picks.items() if (picks or {}).get(c) != k},
+                self.calls - calls)
+
+    def _found(self, seen, start, longest_first=False):
+        """The record whose consumed path continues the current path, or None."""
+        path = self.path
+        lengths = sorted(seen, reverse=True) if longest_first else seen
+        for length in lengths:
+            if start + length <= len(path):
+                got = seen[length].get(path[start:start + length])
                 if got is not None:
-                    value, made, read, used, picks, rolled, calls = got
+                    made, read, used, picks, calls = got[0]
                     self.step = start + length
                     self.made.extend(made)
                     self.read.extend(read)
                     self.used.update(used)
                     self.picks.update(picks)
-                    ctx.rolled.update(rolled)
                     self.calls += calls
-                    return value
-        marks = (len(self.made), len(self.read), dict(self.used), dict(self.picks),
-                 len(ctx.rolled))
+                    return got[1]
+        return None
+
+    def _keep(self, point, start, snap, record):
+        seen = self.memo.setdefault(point, {})
+        seen.setdefault(self.step - start, {})[self.path[start:self.step]] = (
+            self._since(snap), record)
+
+    def remembered(self, ctx, key, fn, args):
+        """``fn(ctx, args)`` for a call remembered per question (``ctx.rolled[key]``),
+        shared by the replays that reach it with the same path (see above)."""
+        point, start, _ = self._point("call")
+        seen = self.memo.get(point)
+        if seen is not None:
+            got = self._found(seen, start)
+            if got is not None:
+                value, rolled = got
+                ctx.rolled.update(rolled)
+                return value
+        snap, before = self._snapshot(), len(ctx.rolled)
         value = fn(ctx, args)
-        made, read, used, picks, rolled = marks
-        record = (value, self.made[made:], self.read[read:],
-                  {d: k for d, k in self.used.items() if used.get(d) != k},
-                  {c: k for c, k in self.picks.items() if picks.get(c) != k},
-                  dict(islice(reversed(ctx.rolled.items()), len(ctx.rolled) - rolled)),
-                  self.calls - n - 1)
-        if seen is None:
-            seen = memo[point] = {}
-        seen.setdefault(self.step - start, {})[path[start:self.step]] = record
+        self._keep(point, start, snap, (value, dict(islice(
+            reversed(ctx.rolled.items()), len(ctx.rolled) - before))))
         return value
+
+    def procedure_start(self):
+        """Where a procedure starts, and the furthest step an earlier replay that went the
+        same way reached: (token, (next step, state, effects so far) or None)."""
+        point, start, _ = self._point("procedure")
+        seen = self.memo.get(point)
+        resumed = self._found(seen, start, longest_first=True) if seen else None
+        return (point, start, self._snapshot() if resumed is None else resumed[3]), \
+            resumed and resumed[:3]
+
+    def procedure_stopped(self, token, step, state, done, at, snap_at):
+        """A procedure's step ``step`` stopped for a die or a choice not read yet: the
+        replays that follow resume at that step, with the state and effects before it."""
+        point, start, snap = token
+        here = (self.step, self.made, self.read, self.used, self.picks, self.calls)
+        self.step = at
+        self.made, self.read = self.made[:snap_at[0]], self.read[:snap_at[1]]
+        self.used, self.picks = dict(snap_at[2] or {}), dict(snap_at[3] or {})
+        self.calls = snap_at[4]
+        self._keep(point, start, snap, (step, state, done, snap))
+        self.step, self.made, self.read, self.used, self.picks, self.calls = here
 
     def choose(self, name: str, options: list, loc: Loc):
         if not options:

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from .. import ast as A
 from ..errors import Diagnostic, DrillError
-from ..runtime import NEVER, CheckResult, Ctx, Entity, Level, Range, Trace, Verdict, show
+from ..runtime import (NEVER, CheckResult, Ctx, Entity, Level, NeedChoice, NeedRoll, Range, Trace,
+                       Verdict, show)
 from ..check.geometry import board_of
 from ..geometry import Board
 from .codegen import ExprCompiler
@@ -225,8 +226,17 @@ class Program:
             if ctx.trace is not None:
                 node = Trace("procedure", name, p, detail={"steps": []})
                 ctx.enter(node)
+            token, first = None, 0
+            if node is None and ctx.dice.memo is not None:    # odds: resume where replays
+                token, resumed = ctx.dice.procedure_start()    # that went this way got to
+                if resumed:
+                    first, state, done = resumed
             try:
-                for st, when, value in steps:
+                for i, (st, when, value) in enumerate(steps):
+                    if i < first:
+                        continue
+                    if token is not None:
+                        at, snap_at = ctx.dice.step, ctx.dice._snapshot()
                     sub = Ctx(state, ctx.dice, ctx.options)
                     s = [state.entities.get(a.id) if isinstance(a, Entity) else a
                          for a in args] + pad
@@ -252,6 +262,10 @@ class Program:
                     if step_node is not None:
                         step_node.value = effects
                         step_node.detail["log"] = log
+            except (NeedRoll, NeedChoice):
+                if token is not None:          # the replays that follow start at this step
+                    ctx.dice.procedure_stopped(token, i, state, done, at, snap_at)
+                raise
             finally:
                 if node is not None:
                     ctx.leave()
