@@ -16,7 +16,8 @@ from .check.types import ANY, Ty
 from .compile import compile_model
 from .errors import Diagnostic, DrillError, Loc, did_you_mean, fail, source_line
 from .loader import load
-from .runtime import CheckResult, Ctx, Dice, Effect, NeedChoice, NeedRoll, State, show
+from .runtime import (CheckResult, Ctx, Dice, Effect, NeedChoice, NeedRoll, ReusedDice, State,
+                      Trace, show)
 from .state import load_state, state_from_givens
 
 MAX_OUTCOMES = 200_000     # replays (outcomes and choices); enumeration stops here rather than run for ever
@@ -141,6 +142,28 @@ class Rulebook:
         if t.kind == "effects":
             ans.new_state, ans.log = state.apply(value)
         return ans
+
+    def evaluator(self, name: str, options=frozenset(), trace: bool = False):
+        """A lean question API: ``evaluate(state, args, rolls=None)`` calls the rule, check,
+        table... ``name`` on many states, reusing one context and one set of dice instead
+        of building them per question (not reentrant: one evaluation at a time).  With
+        ``trace``, the last evaluation's trace is ``evaluate.trace``."""
+        self.program.callables[name]              # compiled now
+        fn = self.program.unremembered[name]      # the first call of a question: nothing
+        dice = ReusedDice()                       # to remember it for
+        ctx = Ctx(None, dice, options)
+
+        def evaluate(state, args, rolls=None):
+            ctx.state = state
+            if ctx.rolled:
+                ctx.rolled.clear()
+            dice.reset(rolls)
+            if trace:
+                ctx.trace = evaluate.trace = Trace("root", "")
+                ctx.stack = [ctx.trace]
+            return fn(ctx, args)
+        evaluate.trace = None
+        return evaluate
 
     def odds(self, text, state, rolls=None, options=frozenset(), choices=None):
         """Exact distribution of the question's value over every die not given, for each

@@ -424,6 +424,31 @@ class Dice:
         return None
 
 
+class ReusedDice(Dice):
+    """The dice of ``Rulebook.evaluator``: one object for many questions, reset per
+    question; the given faces are read without being logged (nothing shows them)."""
+
+    def reset(self, given):
+        self.given = given or {}
+        if self.used:
+            self.used.clear()
+        if self.picks:
+            self.picks.clear()
+        if self.made:
+            self.made.clear()
+        if self.read:
+            self.read.clear()
+
+    def roll(self, die: str, low: int, high: int, loc: Loc) -> int:
+        queue = self.given.get(die)
+        if queue is not None:
+            n = self.used.get(die, 0)
+            if n < len(queue):
+                self.used[die] = n + 1
+                return queue[n]
+        return Dice.roll(self, die, low, high, loc)
+
+
 class Trace:
     """One step of an evaluation: a rule, table, modifier list, check or roll consulted."""
     __slots__ = ("kind", "name", "decl", "value", "detail", "children")

@@ -12,6 +12,7 @@ from ..runtime import (NEVER, CheckResult, Ctx, Entity, Level, NeedChoice, NeedR
                        Verdict, show)
 from ..check.geometry import board_of
 from ..geometry import Board
+from . import inline
 from .codegen import ExprCompiler
 
 _EMPTY = object()        # "this rule or exception does not apply"
@@ -53,6 +54,8 @@ class Program:
         self.exprs = ExprCompiler(self)
         self.callables: dict[str, object] = _Callables(self)
         self._pending: dict = {}
+        self._cells: dict = {}                    # table -> {(key, key): cell}
+        self.unremembered: dict = {}              # name -> its function before _once_per_question
         for name, d in model.decls.items():
             build = {A.Define: self._define, A.TableDecl: self._table,
                      A.ModifiersDecl: self._modifiers, A.CheckDecl: self._check,
@@ -75,7 +78,7 @@ class Program:
 
     def _compile(self, name):
         build, d = self._pending.pop(name)
-        fn = build(d)
+        fn = self.unremembered[name] = build(d)
         if name in self.model.rolls_dice or name in self.model.searching:
             fn = _once_per_question(name, fn)
         dict.__setitem__(self.callables, name, fn)
@@ -87,6 +90,12 @@ class Program:
             if name in self._pending:
                 self._compile(name)
         return self
+
+    def table_cells(self, table: str) -> dict:
+        """A compiled table's cells by keys, as its lookup reads them (for inlining)."""
+        if table in self._pending:
+            self._compile(table)
+        return self._cells[table]
 
     def cell_marks_of(self, table: str) -> dict:
         """The footnote markers of a table's cells, filled in when the table is compiled."""
@@ -121,11 +130,12 @@ class Program:
         pad = self._padding(name, d.params)
         if not tree[3] and tree[1] is None and tree[2] is not None:
             value = tree[2]       # a plain rule: no exceptions, no condition
+            untraced = inline.expr(self, d.value)
 
             def plain(ctx, args):
                 s = args + pad if pad else args
                 if ctx.trace is None:
-                    return value(ctx, s)
+                    return untraced(ctx, s)
                 node = Trace("rule", name, d, detail={"args": dict(zip(params, args))})
                 ctx.enter(node)
                 try:
@@ -314,7 +324,7 @@ class Program:
         two = lay.shape == "2d"
         name = t.name
 
-        by_level = {}
+        by_level = self._cells[t.name] = {}
         for (k0, k1), hit in cells.items():
             by_level[(self._level_key(lay, 0, k0), self._level_key(lay, 1, k1))] = hit
 
@@ -368,7 +378,7 @@ class Program:
         how, cap, name = m.combine, m.cap, m.name
         pad = self._padding(name, m.params)
         if how == "sum" and cap is None:
-            fast = self.exprs.modifier_sum([(i.value, i.when) for i in m.items])
+            fast = inline.modifier_sum(self, m)
             traced = self._traced_modifiers(m, items, pad)
 
             def summed(ctx, args):
@@ -481,7 +491,7 @@ class Program:
             if node is not None:
                 node.value = result
             return result
-        return fast
+        return inline.check(self, c, run, pad) or fast
 
 
 def _once_per_question(name, fn):
