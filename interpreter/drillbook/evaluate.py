@@ -6,7 +6,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from fractions import Fraction
 from functools import lru_cache
 
 from . import ast as A
@@ -280,6 +279,7 @@ def enumerate_outcomes(run, rolls=None, choices=None) -> dict:
     of k dice read together is one step weighed by its convolved distribution, and the calls
     the question remembers are shared by the replays that reach them with the same path
     (``Dice.remembered``), so a replay evaluates only what its last step changed."""
+    from fractions import Fraction         # only odds needs it
     dist: dict[tuple, Fraction] = {}
     memo: dict = {}
     stack = [((), Fraction(1))]
@@ -313,6 +313,7 @@ def enumerate_outcomes(run, rolls=None, choices=None) -> dict:
 def sum_distribution(low: int, high: int, count: int) -> tuple:
     """The exact distribution of the sum of ``count`` dice with faces low..high, as
     ((sum, Fraction), ...) in increasing order of the sum: the faces' counts convolved."""
+    from fractions import Fraction
     ways = {0: 1}
     for _ in range(count):
         nxt: dict[int, int] = {}

@@ -4,7 +4,6 @@ Values are immutable.  A ``State`` is never changed in place: ``apply`` returns 
 """
 from __future__ import annotations
 
-import random
 from itertools import islice
 from dataclasses import dataclass, field
 
@@ -254,6 +253,7 @@ class Dice:
         if chosen:
             self.chosen = chosen
         if seed is not None:
+            import random           # only questions with --seed draw
             self.rng = random.Random(seed)
         if path is not None:
             self.path = path
