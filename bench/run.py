@@ -229,17 +229,17 @@ def loads(work: str, count: int):
         for t in texts:
             parser.parse(t if t.endswith("\n") else t + "\n", start="start")
 
-    def cold():                        # parse + check + compile every rule
+    def cold():                        # parse + check; each rule compiles when reached
+        cache.enabled = False
+        Rulebook.open(str(BOOK))
+
+    def cold_all():                    # parse + check + compile every rule now
         cache.enabled = False
         Rulebook.open(str(BOOK)).program.compile_all()
 
-    def warm():                        # what a question pays: its rules compile when reached
+    def warm():
         cache.enabled = True
         Rulebook.open(str(BOOK))
-
-    def warm_all():
-        cache.enabled = True
-        Rulebook.open(str(BOOK)).program.compile_all()
 
     os.environ["DRILLBOOK_CACHE_DIR"] = os.path.join(work, "cache")
     warm()
@@ -247,16 +247,16 @@ def loads(work: str, count: int):
     gc.collect()
     gc.disable()        # all sides alike: a collection one side triggers lands in another's time
     try:
-        t = rounds({"bare": bare, "cold": cold, "warm": warm, "warm_all": warm_all}, count)
+        t = rounds({"bare": bare, "cold": cold, "cold_all": cold_all, "warm": warm}, count)
     finally:
         gc.enable()
     cache.enabled = True
-    report("cold open (parse + check + compile all)", f"{t['cold'] / t['bare']:5.2f}x bare Lark "
+    report("cold open (parse + check, no cache)", f"{t['cold'] / t['bare']:5.2f}x bare Lark "
            f"parse ({t['cold'] * 1e3:.0f} ms)", "<= 1.2x", t["cold"] / t["bare"] <= 1.2)
-    report("cached open (rules compiled when reached)", f"{t['warm'] / t['cold']:5.1%} of cold "
-           f"({t['warm'] * 1e3:.1f} ms)", "<= 10%", t["warm"] / t["cold"] <= 0.10)
-    report("  cached open, then compile all", f"{t['warm_all'] / t['cold']:5.1%} of cold "
-           f"({t['warm_all'] * 1e3:.1f} ms)", "(reference)", None)
+    report("  the same, then compile every rule", f"{t['cold_all'] / t['bare']:5.2f}x bare Lark "
+           f"parse ({t['cold_all'] * 1e3:.0f} ms)", "(reference)", None)
+    report("cached open", f"{t['warm'] / t['cold']:5.1%} of cold ({t['warm'] * 1e3:.1f} ms)",
+           "<= 10%", t["warm"] / t["cold"] <= 0.10)
 
 
 def ask_process(work: str, count: int):

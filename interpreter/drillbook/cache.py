@@ -32,7 +32,10 @@ def folder() -> str:
     where = os.environ.get("DRILLBOOK_CACHE_DIR")
     if where:
         return where
-    from platformdirs import user_cache_dir
+    try:
+        from platformdirs import user_cache_dir
+    except ImportError:               # an environment without it: the usual place
+        return os.path.join(os.path.expanduser("~"), ".cache", "drillbook")
     return user_cache_dir("drillbook", appauthor=False)
 
 

@@ -23,7 +23,7 @@ from ..runtime import CheckResult
 from .codegen import HELPERS, _Gen
 
 _TRIVIAL = re.compile(r"^(s\[\d+\]|k\d+|\(-?\d+\)|True|False|None)$")
-MAX_DEPTH = 6                 # how deep calls are inlined into one function
+MAX_DEPTH = 3                 # how deep calls are inlined into one function
 _STATE = "    E = ctx.state.entities\n"    # the state's entities, read once per function
 
 
