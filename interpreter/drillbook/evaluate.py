@@ -17,7 +17,6 @@ from .errors import Diagnostic, DrillError, Loc, did_you_mean, fail, source_line
 from .loader import load
 from .runtime import (CheckResult, Ctx, Dice, Effect, NeedChoice, NeedRoll, ReusedDice, State,
                       Trace, show)
-from .state import load_state, state_from_givens
 
 MAX_OUTCOMES = 200_000     # replays (outcomes and choices); enumeration stops here rather than run for ever
 
@@ -83,6 +82,7 @@ class Rulebook:
 
     # ------------------------------------------------------------ inputs
     def state(self, path: str | None, where: Loc | None = None) -> State:
+        from .state import load_state         # YAML only for commands that read a state
         return load_state(self.program, path, where)
 
     def options(self, names, where: Loc | None = None, start=None) -> frozenset:
@@ -185,6 +185,7 @@ class Rulebook:
     def run_example(self, ex: A.ExampleDecl) -> ExampleResult:
         failures = []
         try:
+            from .state import state_from_givens
             state = state_from_givens(self.program, ex.givens)
             options = self.options([f"{n}={'on' if on else 'off'}" for _, n, on in ex.options],
                                    ex.loc)
