@@ -4,9 +4,11 @@ calls inlined as straight-line code when no trace is asked for.
 A call is inlined when the callee needs nothing a call gives: a table (one dictionary
 lookup; a missing cell still goes through the table's own function, which reports it), a
 sum of modifiers without a cap, or a rule without exceptions or condition — provided the
-callee is not remembered per question (it reads dice or searches the state), uses no local
-slots beyond its parameters, and its arguments are plain names or constants (so inlining
-never evaluates an argument twice).  The callee's parameters are replaced by the caller's
+callee reads no dice (its one result per question is remembered), is not a rule that
+searches the state (remembered too, to save the search; a list of modifiers that calls one
+is inlined, the call inside staying remembered), uses no local slots beyond its
+parameters, and its arguments are plain names or constants (so inlining never evaluates an
+argument twice).  The callee's parameters are replaced by the caller's
 arguments.  Traced evaluation keeps the functions of ``codegen.py`` and ``__init__.py``,
 which record every step; this module only builds what runs when ``ctx.trace`` is None.
 The safety rules of ``codegen.py`` hold: only generated names and integer literals appear
@@ -52,8 +54,9 @@ class Inliner(_Gen):
             t = self.tmp()
             return (f"({t}[0] if ({t} := {self.k(cells)}.get(({key}{', None' if len(args) == 1 else ''}))) "
                     f"is not None else {self._call(name, keys)})")
-        # a rule that reads dice is remembered per question (one die, one result); one that
-        # only searches the state is remembered to save time, and may be inlined
+        # a rule that reads dice is remembered per question (one die, one result); a rule
+        # that searches the state is remembered to save time and stays a call, but a list
+        # of modifiers that calls one is inlined (the search it calls stays remembered)
         if (d is None or name in p.model.rolls_dice
                 or not all(_TRIVIAL.match(a) for a in args)
                 or p.model.frame_size.get(name, 0) > len(args)):
@@ -67,7 +70,7 @@ class Inliner(_Gen):
                                  else f"(({v}) if ({self.gen(item.when)}) else 0)")
             return "(" + " + ".join(["0"] + parts) + ")"
         if (type(d) is A.Define and d.value is not None and d.when is None
-                and not p.model.children.get(name)):
+                and not p.model.children.get(name) and name not in p.model.searching):
             with self._inside(args):
                 return f"({self.gen(d.value)})"
         return self._call(name, args)
