@@ -110,6 +110,9 @@ def build_parser() -> argparse.ArgumentParser:
         if name != "fmt":
             command.add_argument("--no-cache", action="store_true",
                                  help="neither read nor write the cache of checked rulebooks")
+
+    ls = sub.add_parser("lsp", help="run the language server for editors (LSP over stdio)")
+    ls.add_argument("--stdio", action="store_true", help="talk over stdin/stdout (the default)")
     return p
 
 
@@ -121,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
             raise UsageError("choose a command: check, test, ask, explain, odds or diff")
         from . import cache
         cache.enabled = not getattr(args, "no_cache", False)
-        cache.freeze = argv_given is None      # a process of its own, not a caller's
+        cache.freeze = argv_given is None and args.command != "lsp"   # one command per process
         return COMMANDS[args.command](args, argv)
     except UsageError as e:
         print(_point(argv, str(e)).render(), file=sys.stderr)
@@ -382,6 +385,15 @@ def cmd_diff(args, argv) -> int:
 COMMANDS = {"check": cmd_check, "test": cmd_test, "ask": cmd_ask, "explain": cmd_explain,
             "odds": cmd_odds, "diff": cmd_diff, "run": cmd_run, "render": cmd_render,
             "fmt": cmd_fmt}
+
+
+def cmd_lsp(args, argv) -> int:
+    from .lsp import serve           # imported here: only the server pays for pygls
+    serve()
+    return 0
+
+
+COMMANDS["lsp"] = cmd_lsp
 
 
 if __name__ == "__main__":
