@@ -194,8 +194,8 @@ async def test_definition_from_a_variant_to_its_base(client):
 @e2e
 async def test_completion_of_levels_and_fields(client):
     text = open_doc(client, RALLY)
-    typed = text.replace("= u.morale in [Shaken, Broken] and order_allows(u, Rallying)",
-                         "= u.morale >= ", 1)
+    typed = text.replace("= in_activation(u) and u.morale in [Shaken, Broken] and "
+                         "order_allows(u, Rallying)", "= u.morale >= ", 1)
     change_doc(client, RALLY, typed)
     pos = where(typed, "= u.morale >= ", offset=len("= u.morale >= "))
     got = await client.text_document_completion_async(T.CompletionParams(

@@ -40,6 +40,7 @@ KEYWORDS = {
     "procedure": "a sequence of steps", "step": "a step", "stop": "a step that stops",
     "example": "an executable example", "given": "an example's entity",
     "expect": "an example's expectation", "source": "where a value comes from",
+    "numbered": "the section's number is the rulebook's own (the source prints none)",
     "doubt": "a doubtful reading", "gap": "what the sources lack", "note": "a note",
     "when": "condition", "if": "if ... then ... else", "then": "if ... then / effects in order: A then B", "else": "else",
     "and": "both", "or": "either", "not": "negation", "in": "membership / for x in",

@@ -8,8 +8,8 @@ patches it with ``variants.py`` and checks it with the checker, reading each fil
 when its text changed, and then only in the pieces that changed (``parsecache.py``).  The checker's model is kept even when there are
 errors, so that hover, completion and navigation work while a rulebook is broken.
 
-The loader and the variant stage read files with their module-level ``read_text`` and
-``parse_file``; ``_editor_texts`` swaps those two for the duration of one analysis.  The
+The loader and the variant stage read and parse files through ``loader.read_and_parse``;
+``_editor_texts`` points it at the editor's texts for the duration of one analysis.  The
 server is single-threaded, so nothing else runs meanwhile.
 """
 from __future__ import annotations
@@ -47,6 +47,7 @@ _READ = loader.read_text
 
 @contextlib.contextmanager
 def _editor_texts(texts: dict, cache: ParseCache, seen: dict):
+    """Load with the editor's unsaved texts before the disk, through the parse cache."""
     def read(path, where):
         key = real(path)
         return texts[key] if key in texts else _READ(path, where)
@@ -56,14 +57,8 @@ def _editor_texts(texts: dict, cache: ParseCache, seen: dict):
         seen[real(path)] = parsed
         return parsed
 
-    saved = [(m, m.read_text, m.parse_file) for m in (loader, variants)]
-    for m in (loader, variants):
-        m.read_text, m.parse_file = read, parse
-    try:
+    with loader.reading_from(read, parse):
         yield
-    finally:
-        for m, r, p in saved:
-            m.read_text, m.parse_file = r, p
 
 
 def text_of(path: str, texts: dict) -> str | None:
