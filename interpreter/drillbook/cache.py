@@ -126,7 +126,7 @@ def _write(entry: str, files, model) -> None:
 
 def checked_model(path: str, variants, build):
     """``build()`` (load and check), or the model an earlier identical build left."""
-    if not enabled:
+    if not enabled or loader._SOURCES.get() is not None:   # off, or an editor's texts
         with quiet_gc():
             return build()
     entry = os.path.join(folder(), "models", _key(path, variants) + ".pickle")
@@ -141,5 +141,6 @@ def checked_model(path: str, variants, build):
         finally:
             loader.READS = None
     files = [(os.path.realpath(p), loader.display_path(p), _digest(t)) for p, t in reads]
-    _write(entry, files, model)
+    if files:                         # what was read is what the entry is checked against
+        _write(entry, files, model)
     return model
