@@ -106,6 +106,10 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("base", help="the base rulebook")
     d.add_argument("variant", nargs="+", help="one or more variant files, applied in order")
     d.add_argument("--json", action="store_true")
+    for name, command in sub.choices.items():
+        if name != "fmt":
+            command.add_argument("--no-cache", action="store_true",
+                                 help="neither read nor write the cache of checked rulebooks")
 
     v = sub.add_parser("coverage", help="what the examples exercise, and what they never do")
     v.add_argument("paths", nargs="+")
@@ -120,11 +124,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    argv_given, argv = argv, list(sys.argv[1:] if argv is None else argv)
     try:
         args = build_parser().parse_args(argv)
         if not args.command:
             raise UsageError("choose a command: check, test, ask, explain, odds or diff")
+        from . import cache
+        cache.enabled = not getattr(args, "no_cache", False)
+        cache.freeze = argv_given is None and args.command != "lsp"   # one command per process
         return COMMANDS[args.command](args, argv)
     except UsageError as e:
         print(_point(argv, str(e)).render(), file=sys.stderr)
@@ -180,6 +187,7 @@ def cmd_check(args, argv) -> int:
             return 2 if all(d.loc.path == CMDLINE for d in e.diagnostics) else 1
     else:
         rb = _open(args.path, argv, args.variant)
+    rb.program.compile_all()           # questions compile what they reach; check compiles all
     m = rb.model
     from . import ast as A
     notes = [(sec, n) for sec, n in m.annotations() if n.kind in ("doubt", "gap")]
@@ -264,12 +272,12 @@ def _question_inputs(args, argv):
 
 
 def cmd_ask(args, argv) -> int:
-    from .explain import answer_json
     from .runtime import show
     rb, state, rolls, options = _question_inputs(args, argv)
     ans = rb.ask(args.question, state, rolls, options, seed=args.seed, trace=args.json,
                  choices=args.chosen)
     if args.json:
+        from .explain import answer_json
         print(json.dumps(answer_json(ans), ensure_ascii=False, indent=2))
         return 0
     print(show(ans.value, args.lang))
