@@ -147,6 +147,14 @@ def _schema_args(s):
     _common(s)
 
 
+def _coverage_args(v):
+    v.add_argument("paths", nargs="+")
+    v.add_argument("--json", action="store_true")
+    v.add_argument("-v", "--verbose", action="store_true", help="list every section")
+    v.add_argument("--fail-under", type=float, metavar="N",
+                   help="exit 1 if a rulebook's overall coverage is below N percent")
+
+
 def _lsp_args(ls):
     ls.add_argument("--stdio", action="store_true", help="talk over stdin/stdout (the default)")
 
@@ -167,6 +175,7 @@ SUBCOMMANDS = [
     ("schema", "write a JSON Schema for the rulebook's state files", _schema_args),
     ("render", "write a static HTML site for reviewers", _render_args),
     ("fmt", "tidy .drill files: indentation, aligned tables, comments kept", _fmt_args),
+    ("coverage", "what the examples exercise, and what they never do", _coverage_args),
     ("lsp", "run the language server for editors (LSP over stdio)", _lsp_args),
 ]
 
@@ -177,6 +186,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name, helptext, add in SUBCOMMANDS:
         add(sub.add_parser(name, help=helptext, description=helptext))
+    for name, command in sub.choices.items():
+        if name != "fmt":
+            command.add_argument("--no-cache", action="store_true",
+                                 help="neither read nor write the cache of checked rulebooks")
     return p
 
 
@@ -206,7 +219,7 @@ def _json(data: dict) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    argv_given, argv = argv, list(sys.argv[1:] if argv is None else argv)
     _COLOUR["flag"] = "auto"
     _STDIN.clear()
     try:
@@ -226,6 +239,9 @@ def main(argv: list[str] | None = None) -> int:
                 n for n, _, _ in SUBCOMMANDS)).render())
             print("commands:\n" + command_list(), file=sys.stderr)
             return 2
+        from . import cache
+        cache.enabled = not getattr(args, "no_cache", False)
+        cache.freeze = argv_given is None and args.command != "lsp"   # one command per process
         return COMMANDS[args.command](args, argv)
     except UsageError as e:
         _errors(_point(argv, str(e)).render())
@@ -333,6 +349,7 @@ def cmd_check(args, argv) -> int:
             return 2 if all(d.loc.path == CMDLINE for d in e.diagnostics) else 1
     else:
         rb = _open(args.path, argv, args.variant)
+    rb.program.compile_all()           # questions compile what they reach; check compiles all
     m = rb.model
     lang = _lang(args, argv, m)
     from . import ast as A
@@ -461,10 +478,10 @@ def _no_state_hint(e: DrillError, args, state) -> None:
 
 
 def cmd_ask(args, argv) -> int:
-    from .explain import answer_json
     from .runtime import show
     rb, ans = _ask(args, argv, trace=args.json)
     if args.json:
+        from .explain import answer_json
         _json(answer_json(ans, rb.model))
         return 0
     lines = [show(ans.value, args.lang)]
@@ -535,8 +552,9 @@ def cmd_render(args, argv) -> int:
     variant = rb.model if rb.model.base is not None else None
     if variant is not None:
         from .diff import semantic_diff            # the redline shows the odds that change
+    from .coverage import uncovered_of
     written = render_site(rb.model, args.out, _lang(args, argv, rb.model), variant,
-                          semantic_diff(rb) if variant is not None else None)
+                          semantic_diff(rb) if variant is not None else None, uncovered_of(rb))
     if args.json:
         _json({"out": args.out, "written": list(written)})
         return 0
@@ -639,6 +657,15 @@ def cmd_schema(args, argv) -> int:
     return 0
 
 
+def cmd_coverage(args, argv) -> int:
+    from .coverage import coverage_command
+    if args.fail_under is not None and not 0 <= args.fail_under <= 100:
+        raise _point(argv, "--fail-under takes a percentage from 0 to 100, "
+                     f"not {args.fail_under:g}")
+    return coverage_command([_open(p, argv) for p in args.paths], args.json, args.fail_under,
+                            args.verbose)
+
+
 def cmd_lsp(args, argv) -> int:
     from .lsp import serve           # imported here: only the server pays for pygls
     serve()
@@ -657,6 +684,7 @@ COMMANDS = {
     "schema": cmd_schema,
     "render": cmd_render,
     "fmt": cmd_fmt,
+    "coverage": cmd_coverage,
     "lsp": cmd_lsp,
 }
 

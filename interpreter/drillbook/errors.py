@@ -6,8 +6,6 @@ them as ``path:line:col: error[CODE]: message``, the source line, a caret and a 
 """
 from __future__ import annotations
 
-from difflib import get_close_matches
-
 import attrs
 
 _SOURCES: dict[str, str] = {}
@@ -37,6 +35,9 @@ class Loc:
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line}:{self.col}"
+
+    def __reduce__(self):       # a cached model unpickles its many locations quickly
+        return Loc, (self.path, self.line, self.col, self.end_line, self.end_col)
 
 
 @attrs.define
@@ -95,7 +96,7 @@ def fail(loc: Loc, code: str, message: str, hint: str | None = None,
 def did_you_mean(name: str, candidates) -> str | None:
     """'did you mean ...?' for names like ``name``: close in spelling and, unless very close,
     starting with the same letter (so 'facing' does not suggest 'wing')."""
-    from difflib import SequenceMatcher
+    from difflib import SequenceMatcher, get_close_matches   # only when there is a mistake
     close = [c for c in get_close_matches(name, list(candidates), n=3, cutoff=0.6)
              if c[:1].lower() == name[:1].lower()
              or SequenceMatcher(None, name, c).ratio() >= 0.75]

@@ -44,10 +44,16 @@ def resolve_main(path: str, where: Loc | None = None) -> str:
     return path
 
 
+READS: list | None = None     # while cache.py records a load: [(path, text)] read
+
+
 def read_text(path: str, loc: Loc) -> str:
     try:
         with open(path, encoding="utf-8") as fh:
-            return fh.read()
+            text = fh.read()
+        if READS is not None:
+            READS.append((path, text))
+        return text
     except UnicodeDecodeError:
         fail(loc, "E011", f"'{path}' is not UTF-8 text")
     except OSError as e:
