@@ -303,6 +303,7 @@ JSON_COMMANDS = [
     ("describe", ("describe", MP, "Wing", "--json")),
     ("test", ("test", MP, "--json")),
     ("fmt", ("fmt", "--check", MP, "--json")),
+    ("coverage", ("coverage", TESTS / "good" / "coverage.drill", "--json")),
 ]
 
 
