@@ -14,6 +14,7 @@ import types
 from .. import ast as A
 from ..check.types import strip
 from ..errors import fail
+from ..limits import MAX_INT, too_big
 from ..runtime import Ctx, Effect, Entity, Range, show
 
 
@@ -151,6 +152,17 @@ def _fld(ent, name, loc, what):
     if ent is None:
         _none(loc, what)
     return ent.fields[name]
+
+
+def _rid(ent):
+    return None if ent is None else ent.id
+
+
+def _mul(a, b, loc):
+    product = a * b
+    if not -MAX_INT <= product <= MAX_INT:
+        too_big(loc, product)
+    return product
 
 
 def _id(ent, loc, what):
@@ -300,7 +312,9 @@ class _Gen:
         if keys is None:
             source = f"_ents(ctx, {self.k(q.type_name)})"
         else:
+            self.plain += 1          # the keys are part of the comprehension's iterable
             pairs = ", ".join(f"({self.k(f)}, {self.gen(v)})" for f, v in keys)
+            self.plain -= 1
             source = f"_candidates(ctx, {self.k(q.type_name)}, ({pairs},))"
         return (f"for _e in {source} "
                 f"if _bind(s, {int(q.ref)}, _e) and ({self.gen(q.cond)})")
@@ -395,18 +409,19 @@ class _Gen:
         return f"(-{self.val(e.operand)})"
 
     def _Binary(self, e):
-        a, b, op = self.gen(e.left), self.gen(e.right), e.op
-        if op in ("and", "or"):
-            return f"({a} {op} {b})"
-        if op == "==" and isinstance(e.right, A.Name) and e.right.ref[0] == "member":
-            return f"({a} is {b})"
-        if op in ("==", "!="):
+        op = e.op
+        if op in ("and", "or", "==", "!="):      # each operand is generated once: a flat
+            a, b = self.gen(e.left), self.gen(e.right)     # sum stays linear to compile
+            if op == "==" and isinstance(e.right, A.Name) and e.right.ref[0] == "member":
+                return f"({a} is {b})"
             return f"({a} {op} {b})"
         level = strip(e.left.type).kind == "enum"
         what = "a level" if level else "a number"
         a, b = self.val(e.left, what), self.val(e.right, what)
         if level:
             a, b = f"({a}).index", f"({b}).index"
+        if op == "*":
+            return f"_mul({a}, {b}, {self.k(e.loc)})"
         return f"({a} {op} {b})"
 
     def _MemberOf(self, e):
@@ -454,8 +469,7 @@ class _Gen:
         value = self.gen(e.value)
         target = strip(e.target.type)
         if target.kind == "record":
-            t = self.tmp()
-            value = f"(None if ({t} := {value}) is None else {t}.id)"
+            value = f"_rid({value})"
         elif target.kind == "list" and target.inner.kind == "record":
             value = f"tuple(_x.id for _x in {value})"
         return (f"(_Effect('set', {self._target(e.target)}, {self.k(e.target.name)}, {value}, "

@@ -14,6 +14,7 @@ from lark.exceptions import (LarkError, UnexpectedCharacters, UnexpectedEOF,
 from lark.indenter import Indenter
 
 from ..errors import DrillError, Loc, fail, remember_source
+from ..lines import normalize, split_lines
 from .build import Builder
 from .friendly import explain_unexpected
 
@@ -106,6 +107,7 @@ def grammar_keywords() -> set[str]:
 
 
 def _run(text: str, path: str, start: str):
+    text = normalize(text)
     remember_source(path, text)
     parser, layout = _parser()
     layout.path = path
@@ -129,7 +131,7 @@ def _run(text: str, path: str, start: str):
 def parse_file(path: str, text: str):
     """Parse one .drill file into an ``ast.SourceFile``."""
     if "\t" in text:
-        for n, line in enumerate(text.splitlines(), 1):
+        for n, line in enumerate(split_lines(text), 1):
             stripped = line.lstrip(" ")
             if stripped.startswith("\t"):
                 remember_source(path, text)

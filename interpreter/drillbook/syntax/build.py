@@ -9,6 +9,7 @@ from lark.visitors import Transformer_NonRecursive
 
 from .. import ast as A
 from ..errors import Loc, fail, source_line
+from ..limits import MAX_SECTION_DIGITS, check_digits
 
 
 def _unquote(tok: Token) -> str:
@@ -44,6 +45,16 @@ class Builder(Transformer_NonRecursive):
     def tloc(self, tok: Token) -> Loc:
         return Loc(self.path, tok.line, tok.column, tok.end_line or tok.line,
                    tok.end_column or tok.column + len(tok))
+
+    def INT(self, tok: Token) -> Token:         # every number written in a rulebook
+        check_digits(str(tok), self.tloc(tok))
+        return tok
+
+    def SECNUM(self, tok: Token) -> Token:
+        if len(tok) > MAX_SECTION_DIGITS:
+            fail(self.tloc(tok), "E521", f"this section number is {len(tok)} characters long; "
+                 f"the limit is {MAX_SECTION_DIGITS}")
+        return tok
 
     def __default__(self, data, children, meta):
         raise AssertionError(f"grammar rule {data!r} has no builder")  # a bug, not a user error
