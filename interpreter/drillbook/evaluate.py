@@ -14,6 +14,7 @@ from .check.exprs import Scope
 from .check.types import ANY, Ty
 from .compile import compile_model
 from .errors import Diagnostic, DrillError, Loc, did_you_mean, fail, source_line
+from .limits import Budget
 from .loader import load
 from .runtime import CheckResult, Ctx, Dice, Effect, NeedChoice, NeedRoll, State, show
 from .state import load_state, state_from_givens
@@ -137,8 +138,10 @@ class Rulebook:
         """Exact distribution of the question's value over every die not given, for each
         combination of the players' choices not given."""
         fn, t, size, _ = self.question(text, state)
-        return t, enumerate_outcomes(lambda dice: fn(Ctx(state, dice, options), [None] * size),
-                                     rolls, choices)
+        budget = Budget()           # one budget of work for every run of the enumeration
+        return t, enumerate_outcomes(
+            lambda dice: fn(Ctx(state, dice, options, budget=budget), [None] * size),
+            rolls, choices)
 
     # ------------------------------------------------------------ examples
     def run_examples(self, only: str | None = None) -> list[ExampleResult]:

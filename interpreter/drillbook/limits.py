@@ -11,9 +11,10 @@ from .errors import Loc, fail
 MAX_DIGITS = 18                   # digits of a number written in a rulebook, state or question
 MAX_INT = 10 ** MAX_DIGITS - 1    # ... and of a number computed by `*`
 MAX_FACES = 1000                  # faces of one die
+MAX_DICE = 100                    # dice of one roll (roll 3 d6)
 MAX_RANGE = 100_000               # numbers in a table key range or a `for ... from ... to ...`
 MAX_WORK = 5_000_000              # rule calls and loop steps of one question (odds: of all runs)
-MAX_DEPTH = 150                   # rules calling rules, `use` files using files, nested state
+MAX_DEPTH = 100                   # rules calling rules, `use` files using files, nested state
 MAX_FILE_BYTES = 16 * 1024 * 1024  # a rulebook or state file
 MAX_OUTPUT_BYTES = 64 * 1024 * 1024   # what one command prints
 MAX_ERRORS = 100                  # errors reported at once (the rest are counted)
@@ -63,14 +64,17 @@ def too_much_work(loc: Loc) -> None:
 
 
 class Budget:
-    """The work one question may do: rule calls and loop steps, counted as they happen."""
+    """The work one question may do: rule calls and loop steps, counted as they happen.
+    Exhausted, it stops evaluation at the last loop or search it counted (or the question)."""
     __slots__ = ("left", "loc")
 
-    def __init__(self, loc: Loc | None = None):
+    def __init__(self):
         self.left = MAX_WORK
-        self.loc = loc or Loc("<question>")
+        self.loc = None
 
     def spend(self, n: int, loc: Loc | None = None) -> None:
         self.left -= n
+        if loc is not None:
+            self.loc = loc
         if self.left < 0:
-            too_much_work(loc or self.loc)
+            too_much_work(self.loc or Loc("<question>"))

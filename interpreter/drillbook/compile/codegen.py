@@ -14,7 +14,7 @@ import types
 from .. import ast as A
 from ..check.types import strip
 from ..errors import fail
-from ..limits import MAX_INT, too_big
+from ..limits import MAX_INT, MAX_RANGE, check_span, too_big
 from ..runtime import Ctx, Effect, Entity, Range, show
 
 
@@ -30,17 +30,32 @@ def _entity(ctx, ident, loc):
     return ent
 
 
-def _ents(ctx, type_name):
+def _ents(ctx, type_name, loc=None):
     ents = ctx.state.entities
-    return [ents[i] for i in ctx.state.by_type.get(type_name, ())]
+    ids = ctx.state.by_type.get(type_name, ())
+    ctx.budget.spend(len(ids), loc)
+    return [ents[i] for i in ids]
 
 
-def _candidates(ctx, type_name, lookups):
+def _span(ctx, low, high, loc):
+    """The numbers of ``for x from low to high``, refused beyond the limits (E523, E525)."""
+    if high - low + 1 > MAX_RANGE:
+        check_span(low, high, loc, "this 'for'")
+    ctx.budget.spend(max(high - low + 1, 0), loc)
+    return range(low, high + 1)
+
+
+def _items(ctx, items, loc):
+    ctx.budget.spend(len(items), loc)
+    return items
+
+
+def _candidates(ctx, type_name, lookups, loc=None):
     """The entities a query need look at: those an index finds for each of its keys (a
     short list is read whole: building an index would cost more than it saves)."""
     state = ctx.state
     if len(state.by_type.get(type_name, ())) <= 32:
-        return _ents(ctx, type_name)
+        return _ents(ctx, type_name, loc)
     if len(lookups) == 1:
         return state.lookup(type_name, *lookups[0])
     found = {}
@@ -101,7 +116,7 @@ def _choose(ctx, name, options, loc, tracer):
 
 def _after(ctx, s, effects, then):
     new_state, _ = ctx.state.apply(effects)
-    sub = Ctx(new_state, ctx.dice, ctx.options)
+    sub = Ctx(new_state, ctx.dice, ctx.options, budget=ctx.budget)
     sub.trace, sub.stack = ctx.trace, ctx.stack
     fresh = [new_state.entities.get(v.id) if isinstance(v, Entity) else v for v in s]
     return then(sub, fresh)
@@ -310,12 +325,12 @@ class _Gen:
     def _query(self, q: A.Query):
         keys = _index_keys(q)
         if keys is None:
-            source = f"_ents(ctx, {self.k(q.type_name)})"
+            source = f"_ents(ctx, {self.k(q.type_name)}, {self.k(q.loc)})"
         else:
             self.plain += 1          # the keys are part of the comprehension's iterable
             pairs = ", ".join(f"({self.k(f)}, {self.gen(v)})" for f, v in keys)
             self.plain -= 1
-            source = f"_candidates(ctx, {self.k(q.type_name)}, ({pairs},))"
+            source = f"_candidates(ctx, {self.k(q.type_name)}, ({pairs},), {self.k(q.loc)})"
         return (f"for _e in {source} "
                 f"if _bind(s, {int(q.ref)}, _e) and ({self.gen(q.cond)})")
 
@@ -345,10 +360,11 @@ class _Gen:
     def _each(self, each: A.Each) -> str:
         slot = int(each.ref)
         self.plain += 1
+        where = self.k(each.loc)
         if each.items is None:
-            source = f"range({self.val(each.low)}, {self.val(each.high)} + 1)"
+            source = f"_span(ctx, {self.val(each.low)}, {self.val(each.high)}, {where})"
         else:
-            source = self.val(each.items, "the list")
+            source = f"_items(ctx, {self.val(each.items, 'the list')}, {where})"
         self.plain -= 1
         cond = f" if ({self.gen(each.cond)})" if each.cond is not None else ""
         return f"({self.gen(each.element)}) for s[{slot}] in {source}{cond}"

@@ -9,7 +9,7 @@ from lark.visitors import Transformer_NonRecursive
 
 from .. import ast as A
 from ..errors import Loc, fail, source_line
-from ..limits import MAX_SECTION_DIGITS, check_digits
+from ..limits import MAX_DICE, MAX_SECTION_DIGITS, check_digits
 
 
 def _unquote(tok: Token) -> str:
@@ -317,6 +317,8 @@ class Builder(Transformer_NonRecursive):
         count = int(parts[0])
         if count < 1:
             fail(self.loc(meta), "E104", "roll at least one die")
+        if count > MAX_DICE:
+            fail(self.loc(meta), "E522", f"a roll of {count} dice; the limit is {MAX_DICE}")
         return A.Dice(self.loc(meta), count, str(parts[1]))
 
     def modified(self, parts):
