@@ -31,7 +31,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from gen import ROOT
+from gen import ROOT, opened
 
 SECONDS = 10
 MEMORY = 1 << 30
@@ -365,14 +365,7 @@ def _opened(book: str, state: str | None):
     key = (book, state)
     if key not in _OPENED:
         from drillbook.errors import source_lines
-        from drillbook.evaluate import Rulebook
-        old = os.getcwd()
-        os.chdir(ROOT)
-        try:
-            rb = Rulebook.open(book)
-            st = rb.state(f"{book}/states/{state}" if state else None)
-        finally:
-            os.chdir(old)
+        rb, st = opened(book, state)
         texts = {}
         for p in (ROOT / book).rglob("*"):
             if p.suffix in (".drill", ".yaml") and p.is_file():

@@ -47,6 +47,20 @@ def drill_files(book: str) -> list[str]:
     return sorted(str(p.relative_to(folder)) for p in folder.glob("*.drill"))
 
 
+@functools.lru_cache(maxsize=None)
+def opened(book: str, state: str | None = None):
+    """(Rulebook, State) of a bundled rulebook, opened once per process (from the root)."""
+    from drillbook.evaluate import Rulebook
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        rb = opened(book)[0] if state is not None else Rulebook.open(book)
+        st = rb.state(f"{book}/states/{state}" if state else None)
+    finally:
+        os.chdir(cwd)
+    return rb, st
+
+
 class Vocabulary:
     """What a rulebook (with one state) offers a question: callables with their parameter
     and result types, levels, record fields, things of the state, options, dice."""
@@ -54,14 +68,7 @@ class Vocabulary:
     def __init__(self, book: str, state: str | None):
         from drillbook import ast as A
         from drillbook.check.exprs import Typer
-        from drillbook.evaluate import Rulebook
-        cwd = os.getcwd()
-        os.chdir(ROOT)
-        try:
-            rb = Rulebook.open(book)
-            st = rb.state(f"{book}/states/{state}") if state else rb.state(None)
-        finally:
-            os.chdir(cwd)
+        rb, st = opened(book, state)
         m = rb.model
         typer = Typer(m, [])
         self.levels = {n: [x.name for x in e.members] for n, e in m.of_kind(A.EnumDecl).items()}

@@ -142,7 +142,8 @@ def parse_file(path: str, text: str):
 
 def parse_expr(text: str, path: str = "<expression>"):
     """Parse a single expression (the question of ``drillbook ask``)."""
-    if "\n" in text.strip():
+    if "\n" in normalize(text.strip()):
+        remember_source(path, text.strip())
         fail(Loc(path), "E001", "an expression must be on one line")
     return _run(text.strip(), path, "expr_start")
 
