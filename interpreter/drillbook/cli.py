@@ -111,6 +111,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    from .output import finish, guard
+    with guard(argv) as out:         # UTF-8, bounded, a failed write located (output.py)
+        return finish(out, _main(argv))
+
+
+def _main(argv: list[str]) -> int:
     try:
         args = build_parser().parse_args(argv)
         if not args.command:
@@ -121,6 +127,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except DrillError as e:
         print(e.render(), file=sys.stderr)
+        if any(d.code in ("E527", "E804") for d in e.diagnostics):   # output, not usage
+            return 1
         return 2 if all(d.loc.path == CMDLINE for d in e.diagnostics) else 1
     except RecursionError:
         print(f"{CMDLINE}:1:1: error[E998]: the rulebook nests too deeply to evaluate",
