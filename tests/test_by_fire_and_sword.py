@@ -120,7 +120,8 @@ def test_failed_by_3_one_crew_point_of_the_owners_choice(capsys):
                          "--state", FORUM, "--roll", "d10=8", "--choice", "crew_point=w2")
     assert code == 0, err
     effects = out.split("Effects on the game state, in order:")[1].split("Rules cited:")[0]
-    assert [x.strip() for x in effects.strip().splitlines()] == ["- w2.crew: 3 → 2"]
+    assert [x.strip() for x in effects.strip().splitlines()] == [
+        "- w2.crew: 3 → 2 (§7.11 Morale of Wagon Trains)"]
     assert "the players chose crew_point = w2 (from: w1, w2, w3)" in out
 
 
@@ -131,8 +132,9 @@ def test_failed_by_5_two_points_divided_as_the_owner_chooses(capsys):
     assert code == 0, err
     assert "failed by 5" in out
     effects = out.split("Effects on the game state, in order:")[1].split("Rules cited:")[0]
-    assert [x.strip() for x in effects.strip().splitlines()] == ["- w1.crew: 3 → 2",
-                                                                 "- w3.crew: 2 → 1"]
+    assert [x.strip() for x in effects.strip().splitlines()] == [
+        "- w1.crew: 3 → 2 (§7.11 Morale of Wagon Trains)",
+        "- w3.crew: 2 → 1 (§7.11 Morale of Wagon Trains)"]
 
 
 def test_failed_by_5_both_points_to_one_wagon(capsys):

@@ -144,6 +144,13 @@ class MemberOf(Expr):
 
 
 @dataclass(eq=False)
+class InList(Expr):
+    """``x in some_list`` — membership in a list worked out at run time."""
+    value: Expr
+    items: Expr
+
+
+@dataclass(eq=False)
 class IsNone(Expr):
     value: Expr
     negated: bool
@@ -202,6 +209,39 @@ class AddEffect(Expr):
 @dataclass(eq=False)
 class RemoveEffect(Expr):
     target: Expr
+
+
+@dataclass(eq=False)
+class Then(Expr):
+    """``first then rest`` — effects in order: ``rest`` is worked out on the state ``first``
+    leaves; the value is first's effects followed by rest's."""
+    first: Expr
+    rest: Expr
+
+
+@dataclass(eq=False)
+class Let(Expr):
+    """``let name = value: body`` — a local name for a value worked out once."""
+    var: str
+    value: Expr
+    body: Expr
+
+
+@dataclass(eq=False)
+class ForEach(Expr):
+    """``for each Type x where cond: body`` or ``for each x in list: body`` — the body's
+    effects for each thing in turn, each body on the state the ones before it left."""
+    var: str
+    type_name: str | None   # the query form ...
+    cond: Expr | None
+    items: Expr | None      # ... or the list form
+    body: Expr
+
+
+@dataclass(eq=False)
+class ListEach(Expr):
+    """``[element for x in list if cond]`` — a list built from another."""
+    each: Expr              # an Each
 
 
 # --------------------------------------------------------------------- types
@@ -297,6 +337,14 @@ class MarkerDecl(Decl):
 
 
 @dataclass(eq=False)
+class BoardDecl(Decl):
+    """The board positions are on: ``board hex columns odd`` or ``board table cm``."""
+    label: Label
+    grid: str               # hex | table
+    layout: str             # axial | columns-odd | columns-even | rows-odd | rows-even | the unit
+
+
+@dataclass(eq=False)
 class Define(Decl):
     params: list | None
     returns: TypeRef | None
@@ -386,7 +434,7 @@ class ProcedureDecl(Decl):
 @dataclass(eq=False)
 class Cell:
     loc: Loc
-    kind: str          # int | pair | range | name | text | na | corner
+    kind: str          # int | pair | range | name | set | text | na | corner
     value: Any
     markers: list
 
@@ -432,7 +480,7 @@ class ExampleDecl(Decl):
 
 # --------------------------------------------------------------------- structure
 _WHAT = {"Define": "rule", "ExceptionDecl": "exception", "RecordDecl": "record type",
-         "DieDecl": "die", "OptionDecl": "option", "MarkerDecl": "footnote marker",
+         "DieDecl": "die", "OptionDecl": "option", "BoardDecl": "board", "MarkerDecl": "footnote marker",
          "ModifiersDecl": "modifier list", "CheckDecl": "check", "TableDecl": "table",
          "ExampleDecl": "example", "RequirementsDecl": "list of requirements",
          "RequireDecl": "requirement", "ProcedureDecl": "procedure"}
@@ -496,7 +544,7 @@ _PREC = {"or": 1, "and": 2, "==": 4, "!=": 4, "<": 4, "<=": 4, ">": 4, ">=": 4,
          "+": 5, "-": 5, "*": 6}
 
 
-def to_source(e, prec: int = 0) -> str:
+def to_source(e, prec: int = -1) -> str:
     """An expression written back as drillbook source (used by diff and fmt)."""
     if isinstance(e, IntLit):
         return str(e.value)
@@ -534,26 +582,38 @@ def to_source(e, prec: int = 0) -> str:
     if isinstance(e, MemberOf):
         return _paren(f"{to_source(e.value, 5)} in [{', '.join(to_source(o) for o in e.options)}]",
                       4, prec)
+    if isinstance(e, InList):
+        return _paren(f"{to_source(e.value, 5)} in {to_source(e.items, 9)}", 4, prec)
     if isinstance(e, IsNone):
         return _paren(f"{to_source(e.value, 5)} is {'not ' if e.negated else ''}none", 4, prec)
     if isinstance(e, If):
-        return _paren(f"if {to_source(e.cond)} then {to_source(e.then)} else "
-                      f"{to_source(e.otherwise)}", 0, prec)
+        return _paren(f"if {to_source(e.cond, 0)} then {to_source(e.then, 0)} else "
+                      f"{to_source(e.otherwise, 0)}", 0, prec)
     if isinstance(e, ListLit):
         return "[" + ", ".join(to_source(i) for i in e.items) + "]"
     if isinstance(e, Roll):
         count = f"{e.dice.count} " if e.dice.count != 1 else ""
         return f"roll {count}{e.dice.die}"
     if isinstance(e, After):
-        return _paren(f"after {to_source(e.effects)}: {to_source(e.then)}", 0, prec)
+        return _paren(f"after {to_source(e.effects, 0)}: {to_source(e.then, 0)}", 0, prec)
     if isinstance(e, Choose):
         return _paren(f"choose {e.name} from {to_source(e.options)}", 0, prec)
     if isinstance(e, SetEffect):
-        return _paren(f"set {to_source(e.target, 9)} to {to_source(e.value)}", 0, prec)
+        return _paren(f"set {to_source(e.target, 9)} to {to_source(e.value, 0)}", 0, prec)
     if isinstance(e, AddEffect):
         return _paren(f"add {to_source(e.amount, 5)} to {to_source(e.target, 9)}", 0, prec)
     if isinstance(e, RemoveEffect):
         return _paren(f"remove {to_source(e.target, 9)}", 0, prec)
+    if isinstance(e, Then):
+        return _paren(f"{to_source(e.first, 0)} then {to_source(e.rest)}", -1, prec)
+    if isinstance(e, Let):
+        return _paren(f"let {e.var} = {to_source(e.value, 0)}: {to_source(e.body)}", -1, prec)
+    if isinstance(e, ForEach):
+        src = (f"{e.type_name} {e.var} where {to_source(e.cond, 0)}" if e.type_name is not None
+               else f"{e.var} in {to_source(e.items, 0)}")
+        return _paren(f"for each {src}: {to_source(e.body)}", -1, prec)
+    if isinstance(e, ListEach):
+        return f"[{to_source(e.each)}]"
     raise TypeError(type(e).__name__)
 
 
@@ -569,6 +629,8 @@ def cell_source(cell: Cell) -> str:
         text = "/".join(f"{v:+d}" for v in cell.value)
     elif cell.kind == "corner":
         text = f"{cell.value[0]} \\ {cell.value[1]}"
+    elif cell.kind == "set":
+        text = " or ".join(cell.value)
     elif cell.kind == "text":
         text = '"' + cell.value.replace("\\", "\\\\").replace('"', '\\"') + '"'
     else:

@@ -32,6 +32,7 @@ class Answer:
     state: State
     new_state: State | None = None
     log: list = field(default_factory=list)
+    model: object = None          # the rulebook asked (to cite the sections of effects)
 
 
 @dataclass
@@ -119,6 +120,9 @@ class Rulebook:
         from .check.exprs import Typer
         scope = Scope(None, entities=entities)
         t = Typer(self.model, errors).expr(expr, scope)
+        if not errors:
+            from .check.effects import check_effect_lists
+            check_effect_lists(self.model, errors, [expr])
         if errors:
             raise DrillError(errors)
         return self.program.compile_expr(expr), t, scope.size, expr
@@ -129,7 +133,7 @@ class Rulebook:
         dice = Dice(rolls, seed=seed, chosen=choices)
         ctx = Ctx(state, dice, options, trace)
         value = fn(ctx, [None] * size)
-        ans = Answer(text, value, t, ctx.trace, dice.read, state)
+        ans = Answer(text, value, t, ctx.trace, dice.read, state, model=self.model)
         if t.kind == "effects":
             ans.new_state, ans.log = state.apply(value)
         return ans

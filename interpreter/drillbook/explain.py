@@ -16,6 +16,19 @@ _SAID: ContextVar[set] = ContextVar("drillbook_said", default=set())
 from .runtime import CheckResult, Entity, Level, Range, Trace, show
 
 
+def effect_section(answer, eff):
+    """The section whose rule produced an effect (an object with .section), or None."""
+    sec = answer.model.section_at(eff.loc) if getattr(answer, "model", None) else None
+    return _InSection(sec) if sec is not None else None
+
+
+class _InSection:
+    __slots__ = ("section",)
+
+    def __init__(self, section):
+        self.section = section
+
+
 def cite(decl, lang=None) -> str:
     sec = getattr(decl, "section", None)
     if sec is None:
@@ -54,6 +67,7 @@ def _decls(node):
     if node.kind == "requirements":
         for d, _ok in node.detail.get("items", []):
             yield d
+    yield from node.detail.get("footnotes", ())
 
 
 # ------------------------------------------------------------------ prose
@@ -71,7 +85,8 @@ def ruling(answer, lang=None) -> str:
         lines.append("")
         lines.append(say(lang, "effects"))
         for eff, text in answer.log:
-            lines.append(f"  - {text}")
+            where = cite(effect_section(answer, eff), lang)
+            lines.append(f"  - {text}" + (f" ({where})" if where else ""))
     secs = sections_of(answer.trace)
     if secs:
         lines.append("")
@@ -121,10 +136,13 @@ def _node(node: Trace, depth: int, lang) -> list:
         cell = node.detail["cell"]
         keys = ", ".join(show(k, lang) for k in node.detail["keys"])
         shown = say(lang, "not_applicable") if node.value is None else show(node.value, lang)
+        if cell.markers and node.value is not None:
+            shown += "".join(cell.markers)          # the cell as printed, its marks with it
         if "row" in node.detail:
             shown = node.detail["row"]
         return [f"{pad}- {label(node.decl, lang)} ({cite(node.decl, lang)}): "
-                + say(lang, "chart_gives", keys=keys, v=shown, line=cell.loc.line)]
+                + say(lang, "chart_gives", keys=keys, v=shown, line=cell.loc.line)
+                ] + _footnotes(node, pad, lang)
     if kind == "modifiers":
         out.append(f"{pad}- {label(node.decl, lang)} ({cite(node.decl, lang)}): "
                    + say(lang, "total", n=_signed(node.value)))
@@ -194,6 +212,13 @@ def _node(node: Trace, depth: int, lang) -> list:
     for c in node.children:
         out += _node(c, depth, lang)
     return out
+
+
+def _footnotes(node: Trace, pad: str, lang) -> list:
+    """The footnotes a looked-up cell carries: each quoted, with the section declaring it."""
+    return [f"{pad}    " + say(lang, "footnote", mark=d.mark, text=label(d, lang),
+                                where=cite(d, lang))
+            for d in node.detail.get("footnotes", ())]
 
 
 def _step(node: Trace, n: int, depth: int, lang) -> list:
@@ -309,6 +334,9 @@ def answer_json(answer) -> dict:
                         for s in (sections_of(answer.trace) if answer.trace else [])]}
     if answer.new_state is not None:
         out["effects"] = [text for _, text in answer.log]
+        out["effects_cited"] = [
+            {"effect": text, "section": sec.section.number if sec is not None else None}
+            for sec, text in ((effect_section(answer, eff), text) for eff, text in answer.log)]
     return out
 
 

@@ -25,16 +25,17 @@ __all__ = ["DrillbookLexer", "KEYWORDS", "DECLARATIONS", "OPERATOR_WORDS", "CONS
 
 #: Every reserved word of grammar/drillbook.lark (the quoted alphabetic strings).
 KEYWORDS = frozenset("""
-    add after and at capped change check choose clamped combine default define die doubt
-    drop edition else enum example exception expect faces false for from gap given if in is
-    languages least list marker modifiers most none not note nothing of option or
+    add after and at axial board capped change check choose clamped columns combine default
+    define die doubt drop each edition else enum even example exception expect faces false for
+    from gap given hex if in is languages least let list marker modifiers most none not note
+    nothing odd of option or rows
     procedure record remove replace require requirements roll rulebook scale section set
     source step stop switch table then to true use variant when where with within
 """.split())
 
 #: Words that open a declaration (Keyword.Declaration).
 DECLARATIONS = frozenset("""
-    section enum scale record die option marker define exception table modifiers check
+    section enum scale record die option marker board define exception table modifiers check
     example requirements require procedure step stop rulebook variant use
 """.split())
 
@@ -46,7 +47,9 @@ CONSTANTS = frozenset(["true", "false", "none", "nothing"])
 
 #: The built-in functions of the checker (drillbook/check/exprs.py); not reserved words.
 BUILTINS = ("next", "prev", "min", "max", "abs", "count", "exists", "violates", "the", "len",
-            "sum", "first", "every", "some", "marked", "hex_distance", "hex_adjacent")
+            "sum", "first", "every", "some", "marked", "hex_distance", "hex_adjacent",
+            "position", "distance", "adjacent", "neighbours", "hexes_within", "direction",
+            "bearing", "turn", "step", "line")
 
 #: Plain keywords: everything else the grammar reserves.
 OTHER_KEYWORDS = KEYWORDS - DECLARATIONS - OPERATOR_WORDS - CONSTANTS
@@ -128,11 +131,12 @@ class DrillbookLexer(RegexLexer):
              bygroups(Keyword.Declaration, Whitespace, Name.Decorator)),
             # A field of a record value: never a keyword.
             (r"(\.)(" + NAME + ")", bygroups(Punctuation, Name.Attribute)),
+            # A built-in call first: step(...) is geometry, not a procedure's step.
+            (words(BUILTINS, suffix=_NAME_END + r"(?=[^\S\n]*\()"), Name.Builtin),
             (_words(DECLARATIONS), Keyword.Declaration),
             (_words(OPERATOR_WORDS), Operator.Word),
             (_words(CONSTANTS), Name.Constant),
             (_words(OTHER_KEYWORDS), Keyword),
-            (words(BUILTINS, suffix=_NAME_END + r"(?=[^\S\n]*\()"), Name.Builtin),
             (NAME, Name),
             # Numbers: ranges 0..5 and -3..3, signed and plain integers.
             (r"(?:" + _SIGN + r")?\d+\.\.[+-]?\d+", Number),

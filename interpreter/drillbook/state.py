@@ -18,6 +18,7 @@ from . import ast as A
 from .check.types import Ty, strip
 from .errors import Diagnostic, DrillError, Loc, did_you_mean, fail, remember_source
 from .files import read_text
+from .geometry import parse_number
 from .limits import MAX_DEPTH, MAX_DIGITS, too_deep
 from .lines import normalize, position
 from .runtime import Entity, State
@@ -172,7 +173,21 @@ class StateReader:
                              f"add {fname}: ... (it is {types[fname]})")
         return values
 
+    def place(self, node, kind, where):
+        if isinstance(node, yaml.SequenceNode):
+            raw = [n.value if isinstance(n, yaml.ScalarNode) else None for n in node.value]
+        elif isinstance(node, yaml.ScalarNode):
+            raw = node.value
+        else:
+            raw = None
+
+        def fail_here(message):
+            self.err(node, "E707", f"{where}: {message}")
+        return _place(self.p.board, kind, raw, fail_here)
+
     def value(self, node, ty: Ty, decl, raw, where):
+        if strip(ty).kind in ("position", "facing") and not _is_none(node):
+            return self.place(node, strip(ty).kind, where)
         if not isinstance(node, yaml.ScalarNode):
             if ty.kind == "list" and isinstance(node, yaml.SequenceNode):
                 return tuple(self.value(n, ty.inner, decl, raw, where) for n in node.value)
@@ -227,6 +242,37 @@ class StateReader:
             return text
         self.err(node, "E707", f"{where}: a {t} cannot be written in a state file")
         return None
+
+
+def _is_none(node) -> bool:
+    return isinstance(node, yaml.ScalarNode) and (
+        node.tag.endswith(":null") or node.value in ("null", "~", "none", ""))
+
+
+def _place(board, kind, raw, fail_here):
+    """A position or a facing as a state file or a question writes it."""
+    if board is None:
+        return fail_here(f"a {kind} needs a board, and the rulebook declares none")
+    if kind == "facing":
+        n = raw if isinstance(raw, int) else parse_number(str(raw))
+        if n is None or int(n) != n or not 0 <= n <= 359:
+            return fail_here("a facing is a whole number of degrees 0..359, clockwise from "
+                             f"the top of the board, not {raw!r}")
+        if board.hexes and n % 30:
+            return fail_here(f"on a hex map a facing points at a hexside or a vertex: a "
+                             f"multiple of 30 degrees, not {n}")
+        return int(n)
+    if isinstance(raw, str) and board.hexes and board.layout != "axial" \
+            and len(raw) == 4 and raw.isdigit():
+        raw = [raw[:2], raw[2:]]                     # "1012": column 10, row 12 as printed
+    if not isinstance(raw, (list, tuple)) or len(raw) != 2:
+        return fail_here(f"a position is two numbers, [column, row] on a hex map or [x, y] on "
+                         f"a table top{' (or the printed hex number, like 1012)' if board.hexes else ''}")
+    nums = [parse_number(str(v)) for v in raw]
+    if any(n is None for n in nums) or (board.hexes and any(n.denominator != 1 for n in nums)):
+        return fail_here("the coordinates of a position are "
+                         + ("whole numbers" if board.hexes else "numbers, like 12.5"))
+    return board.position(*nums)
 
 
 def constant(program, e: A.Expr):

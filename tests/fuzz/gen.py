@@ -242,7 +242,8 @@ class Questions:
                lambda: f"({g(ty, d)})", lambda: f"abs({g(ty, d)})",
                lambda: f"min({g(ty, d)}, {g(ty, d)})", lambda: f"max({g(ty, d)}, {g(ty, d)})",
                lambda: f"count({self.query(d)[1]})",
-               lambda: f"sum({self.each(ty, d, lambda dd: g(ty, dd))})"]
+               lambda: f"sum({self.each(ty, d, lambda dd: g(ty, dd))})",
+               lambda: self.let(ty, d), lambda: f"len({self.list_each(d)})"]
         if self.v.dice:
             own.append(lambda: f"roll {self.pick(sorted(self.v.dice))}")
         if checks:
@@ -251,6 +252,19 @@ class Questions:
         if lists:
             own.append(lambda: f"len({g(self.pick(lists), d)})")
         return self.some(ty, d, own)
+
+    def let(self, ty, d) -> str:
+        """``(let v = VALUE : BODY)``, the body of type ``ty`` may read v."""
+        from drillbook.check.types import INT
+        value = self.gen(INT, d)
+        var = self.local(INT)
+        body = self.gen(ty, d)
+        self.locals.pop()
+        return f"(let {var} = {value} : {body})"
+
+    def list_each(self, d) -> str:
+        from drillbook.check.types import INT
+        return "[" + self.each(INT, d, lambda dd: self.gen(INT, dd)) + "]"
 
     def g_union(self, ty, d):
         from drillbook.check.types import INT
@@ -316,7 +330,17 @@ class Questions:
     def g_effects(self, ty, d):
         from drillbook.check.types import INT, Ty
         g = self.gen
-        own = [lambda: f"[{g(ty, d)}, {g(ty, d)}]"]
+        own = [lambda: f"[{g(ty, d)}, {g(ty, d)}]", lambda: f"({g(ty, d)} then {g(ty, d)})",
+               lambda: self.let(ty, d)]
+        recs = sorted(r for r in self.v.records if self.v.entities.get(r))
+        if recs:
+            def for_each():
+                rec = self.pick(recs)
+                var = self.local(Ty("record", rec))
+                text = f"(for each {var} {rec} where {g(BOOL(), d)} : {g(ty, d)})"
+                self.locals.pop()
+                return text
+            own.append(for_each)
         int_fields = [(rec, f) for rec, fs in self.v.records.items() for f, t in fs.items()
                       if t.kind == "int"]
         if int_fields:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from .. import ast as A
 from ..errors import Diagnostic, DrillError, did_you_mean
 from ..limits import MAX_DEPTH, MAX_FACES
+from .effects import check_effect_lists
 from .exprs import Scope, Typer
 from .model import Model, warn
 from .tables import TableChecker
@@ -52,6 +53,8 @@ class Checker:
         self.exceptions()
         if not self.errors:
             self.cycles()
+        if not self.errors:
+            check_effect_lists(self.m, self.errors)
             self.conflicts()
             self.dice_readers()
         self.examples()
@@ -398,6 +401,8 @@ class Checker:
                 scope = Scope(None, entities=entities)
                 self.typer.expect(exp.expr, scope, BOOL, "an expectation")
                 exp.frame = scope.size
+            if not self.errors:
+                check_effect_lists(self.m, self.errors, [exp.expr for exp in ex.expects])
 
 
 class _Stop(Exception):

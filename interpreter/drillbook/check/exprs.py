@@ -7,12 +7,15 @@ from __future__ import annotations
 
 from .. import ast as A
 from ..errors import Diagnostic, did_you_mean
+from .geometry import SIGNATURES, type_geometry
 from .model import Model
 from .types import (ANY, BOOL, BUILTIN_TYPES, CHECK_FIELDS, EFFECTS, INT, NONE, RANGE,
                     RANGE_FIELDS, TEXT, VERDICT_FIELDS, Ty, assignable, join, strip)
 
+BOARD_TYPES = ("Position", "Facing")
 BUILTINS = ("next", "prev", "min", "max", "abs", "count", "exists", "violates", "the", "len",
-            "sum", "first", "every", "some", "marked", "hex_distance", "hex_adjacent")
+            "sum", "first", "every", "some", "marked", "hex_distance", "hex_adjacent",
+            *SIGNATURES)
 EACH = ("sum", "first", "every", "some")
 CALLABLE = (A.Define, A.TableDecl, A.ModifiersDecl, A.CheckDecl, A.RequirementsDecl,
             A.ProcedureDecl)
@@ -74,9 +77,9 @@ class Typer:
         return inner
 
     def _named(self, name: str, loc) -> Ty:
-        if name in BUILTIN_TYPES:
-            return BUILTIN_TYPES[name]
         d = self.model.decls.get(name)
+        if name in BUILTIN_TYPES and not (name in BOARD_TYPES and d is not None):
+            return BUILTIN_TYPES[name]      # a rulebook's own Facing or Position comes first
         if isinstance(d, A.EnumDecl):
             return Ty("enum", name)
         if isinstance(d, A.RecordDecl):
@@ -153,7 +156,9 @@ class Typer:
         if base.kind == "any":
             return ANY
         if base.kind == "record":
-            fields = self.model.record_types[base.name]
+            fields = self.model.record_types.get(base.name)
+            if fields is None:               # an unknown record type, said where it is named
+                return ANY
             if e.name in fields:
                 e.ref = ("record", base.name)
                 return fields[e.name]
@@ -198,6 +203,8 @@ class Typer:
             if len(args) != 1 or not isinstance(args[0], A.Query):
                 return self.error(e.loc, "E306", f"write {n}(Type x where condition)")
             self.expr(args[0], scope)
+            if args[0].type_name not in self.model.record_types:
+                return ANY                   # E201, said by the query
             if n == "the":
                 return Ty("opt", inner=Ty("record", args[0].type_name))
             return INT if n == "count" else BOOL
@@ -222,6 +229,8 @@ class Typer:
         if any(isinstance(a, A.Query) for a in args):
             return self.error(e.loc, "E306", f"'{n}' does not take a 'where' query")
         types = [self.expr(a, scope) for a in args]
+        if n in SIGNATURES:
+            return type_geometry(self, e, types)
         if n == "len":
             if len(args) != 1 or strip(types[0]).kind not in ("list", "any"):
                 return self.error(e.loc, "E306", "len() counts the items of a list")
@@ -330,6 +339,68 @@ class Typer:
             scope.names[e.var] = saved
         return t
 
+    def _bound(self, scope, var, ty, body):
+        """Type ``body`` with ``var`` bound to a new local slot of type ``ty``."""
+        saved = scope.names.get(var)
+        slot = scope.bind(var, ty)
+        t = body()
+        if saved is None:
+            del scope.names[var]
+        else:
+            scope.names[var] = saved
+        return slot, t
+
+    def _Then(self, e, scope):
+        self.expect(e.first, scope, EFFECTS, "what comes before 'then'")
+        self.expect(e.rest, scope, EFFECTS, "what comes after 'then'")
+        return EFFECTS
+
+    def _Let(self, e, scope):
+        t = self.expr(e.value, scope)
+        if t.kind == "none":
+            self.error(e.value.loc, "E312", f"'{e.var}' would always be none")
+        e.ref, body = self._bound(scope, e.var, t, lambda: self.expr(e.body, scope))
+        return body
+
+    def _ForEach(self, e, scope):
+        if scope.owner:
+            self.searchers.add(scope.owner)
+        if e.type_name is not None:
+            d = self.model.decls.get(e.type_name)
+            if not isinstance(d, A.RecordDecl):
+                return self.error(e.loc, "E201", f"'{e.type_name}' is not a record type",
+                                  did_you_mean(e.type_name, self.model.record_types))
+            var_type = Ty("record", e.type_name)
+        else:
+            t = strip(self.expr(e.items, scope))
+            if t.kind not in ("list", "any"):
+                return self.error(e.items.loc, "E306", f"'for each {e.var} in' takes a list, "
+                                  f"not {t}")
+            var_type = t.inner if t.kind == "list" else ANY
+
+        def body():
+            if e.cond is not None:
+                self.expect(e.cond, scope, BOOL, "a 'where' condition")
+            self.expect(e.body, scope, EFFECTS, "what 'for each' does to each")
+            return EFFECTS
+        e.ref, t = self._bound(scope, e.var, var_type, body)
+        return t
+
+    def _ListEach(self, e, scope):
+        t = self.expr(e.each, scope)
+        return Ty("list", inner=t)
+
+    def _InList(self, e, scope):
+        t = self.expr(e.value, scope)
+        items = strip(self.expr(e.items, scope))
+        if items.kind == "any":
+            return BOOL
+        if items.kind != "list":
+            return self.error(e.items.loc, "E306", f"'in' looks in a list, not in {items}")
+        if join(t, items.inner) is None:
+            self.error(e.loc, "E308", f"cannot look for {t} in a {items}")
+        return BOOL
+
     def _Index(self, e, scope):
         t = strip(self.expr(e.subject, scope))
         self.expect(e.index, scope, INT, "a list's index")
@@ -376,15 +447,25 @@ class Typer:
             self._want(e.right, b, BOOL)
             return BOOL
         if e.op in ("+", "-", "*"):
-            self._want(e.left, a, INT)
-            self._want(e.right, b, INT)
+            for side, t in ((e.left, a), (e.right, b)):
+                if strip(t).kind == "distance":
+                    self.error(side.loc, "E301", "a table-top distance is compared, not added",
+                               "compare it with a number: distance(a, b) <= 15")
+                else:
+                    self._want(side, t, INT)
             return INT
         sa, sb = strip(a), strip(b)
+        if e.op in ("==", "!=") and "distance" in (sa.kind, sb.kind):
+            if not {sa.kind, sb.kind} <= {"distance", "int", "any"}:
+                self.error(e.loc, "E308", f"cannot compare {a} with {b}")
+            return BOOL
         if e.op in ("==", "!="):
             if join(a, b) is None:
                 self.error(e.loc, "E308", f"cannot compare {a} with {b}")
             return BOOL
         if sa.kind == "enum" and sa == sb and self.model.decls[sa.name].ordered:
+            return BOOL
+        if "distance" in (sa.kind, sb.kind) and {sa.kind, sb.kind} <= {"distance", "int", "any"}:
             return BOOL
         if not (assignable(a, INT) and assignable(b, INT)):
             self.error(e.loc, "E308", f"'{e.op}' compares numbers or levels of one scale, "

@@ -60,6 +60,16 @@ class Model:
             number = number.rpartition(".")[0]
         return decls[0] if len(decls) == 1 else None
 
+    def section_at(self, loc):
+        """The innermost section whose text holds ``loc`` (where an effect was written)."""
+        best = None
+        for sec in self.sections:
+            s = sec.loc
+            if s.path == loc.path and s.line <= loc.line <= (s.end_line or s.line):
+                if best is None or s.line >= best.loc.line:
+                    best = sec
+        return best
+
     def of_kind(self, cls):
         return {n: d for n, d in self.decls.items() if isinstance(d, cls)}
 

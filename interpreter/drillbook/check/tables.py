@@ -153,6 +153,17 @@ class TableChecker:
             self.error(cell.loc, "E408", f"{where}: '{cell.value}' is not a {t.name}",
                        did_you_mean(cell.value, names) or f"one of: {', '.join(names)}")
             return ("na",)
+        if t.kind == "list" and t.inner.kind == "enum" and cell.kind in ("name", "set"):
+            enum = self.model.decls[t.inner.name]
+            names = [m.name for m in enum.members]
+            picked = []
+            for word in (cell.value if cell.kind == "set" else [cell.value]):
+                if word not in names:
+                    self.error(cell.loc, "E408", f"{where}: '{word}' is not a {t.inner.name}",
+                               did_you_mean(word, names) or f"one of: {', '.join(names)}")
+                    return ("na",)
+                picked.append(names.index(word))
+            return ("members", t.inner.name, tuple(picked))
         if t.kind == "any":
             return ("na",)
         hint = {"range": "write a range like 0-5, a number, No (nothing succeeds) or —",

@@ -21,6 +21,7 @@ class Ty:
             return f"Int or {self.name}"
         return {"int": "Int", "bool": "Bool", "text": "Text", "range": "Range",
                 "effects": "Effects", "check": "Check", "verdict": "Verdict", "none": "none",
+                "position": "Position", "facing": "Facing", "distance": "Distance",
                 "any": "?"}[self.kind]
 
 
@@ -33,9 +34,12 @@ CHECK = Ty("check")
 VERDICT = Ty("verdict")
 NONE = Ty("none")
 ANY = Ty("any")
+POSITION = Ty("position")     # a hex of the map, or a point of the table top
+FACING = Ty("facing")         # degrees clockwise from the top of the board
+DISTANCE = Ty("distance")     # an exact table-top distance (on a hex map distances are Int)
 
 BUILTIN_TYPES = {"Int": INT, "Bool": BOOL, "Text": TEXT, "Range": RANGE, "Effects": EFFECTS,
-                 "Check": CHECK}
+                 "Check": CHECK, "Position": POSITION, "Facing": FACING}
 
 # the fields a check result offers to rules (see docs/language.md, "Checks")
 CHECK_FIELDS = {"passed": BOOL, "failed": BOOL, "roll": INT, "total": INT,
@@ -67,6 +71,8 @@ def assignable(value: Ty, target: Ty) -> bool:
         return target.kind == "int"
     if target.kind == "effects" and value.kind == "list":
         return value.inner.kind in ("effects", "any")
+    if target.kind == "facing" and value.kind == "int":   # a number of degrees
+        return True
     return value.kind == target.kind and value.name == target.name
 
 
@@ -83,6 +89,8 @@ def join(a: Ty, b: Ty) -> Ty | None:
     if strip(a) == strip(b):
         return a if a.kind == "opt" else b
     sa, sb = strip(a), strip(b)
+    if {sa.kind, sb.kind} == {"facing", "int"}:
+        return FACING
     for u, other in ((sa, sb), (sb, sa)):
         if u.kind == "union" and (other.kind == "int" or (other.kind == "enum" and
                                                            other.name == u.name)):

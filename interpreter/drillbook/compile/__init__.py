@@ -9,6 +9,8 @@ from __future__ import annotations
 from .. import ast as A
 from ..errors import Diagnostic, DrillError
 from ..runtime import NEVER, CheckResult, Ctx, Entity, Level, Range, Trace, Verdict, show
+from ..check.geometry import board_of
+from ..geometry import Board
 from .codegen import ExprCompiler
 
 _EMPTY = object()        # "this rule or exception does not apply"
@@ -28,6 +30,8 @@ class Program:
         self.levels: dict[str, list[Level]] = {}
         for name, enum in model.of_kind(A.EnumDecl).items():
             self.levels[name] = [Level(name, m.name, i, m.label) for i, m in enumerate(enum.members)]
+        board = board_of(model)
+        self.board = Board(board.grid, board.layout, board.label) if board else None
         self.refs: dict[str, _Ref] = {}
         self.cell_marks: dict[str, dict] = {}     # table -> {(key, column): markers}
         self.defaults: dict = {}                  # a field's default expression -> its value
@@ -225,12 +229,24 @@ class Program:
         lay = self.model.tables[t.name]
         cells: dict = {}
         marks = self.cell_marks.setdefault(t.name, {})
+        section = t.section.number if t.section is not None else None
+
+        def footnotes(*cells_):
+            """The footnotes the marks on these cells stand for, as the section declares them."""
+            found = []
+            for c in cells_:
+                for mark in c.markers:
+                    d = self.model.marker_for(mark, section)
+                    if d is not None and d not in found:
+                        found.append(d)
+            return tuple(found)
         for keys, key_cell, values in lay.rows:
             for col_keys, cell, parsed in values:
                 v = self._cell_value(parsed)
+                notes = footnotes(cell, key_cell)
                 for rk in keys:
                     for ck in col_keys:
-                        cells[(rk, ck)] = (v, cell, key_cell)
+                        cells[(rk, ck)] = (v, cell, key_cell, notes)
                         marks[(self._level_key(lay, 0, rk),
                                ck if lay.shape == "chart" else self._level_key(lay, 1, ck))] = \
                             frozenset(cell.markers) | frozenset(key_cell.markers)
@@ -240,9 +256,10 @@ class Program:
             for keys, key_cell, values in lay.rows:
                 fields = {cols[0]: self._cell_value(parsed) for cols, _, parsed in values}
                 printed = ", ".join(f"{cols[0]} {A.cell_source(cell)}" for cols, cell, _ in values)
+                notes = footnotes(key_cell, *(cell for _, cell, _ in values))
                 for rk in keys:
                     rows[(rk, None)] = (Entity(rec, f"{t.name}[{self._show_key(rk)}]", fields),
-                                        key_cell, printed)
+                                        key_cell, printed, notes)
             cells = rows
         two = lay.shape == "2d"
         name = t.name
@@ -257,7 +274,7 @@ class Program:
                 raise DrillError([Diagnostic(t.loc, "E608", f"table '{name}' has no cell for "
                                              f"{', '.join(show(a) for a in args)}")])
             if ctx.trace is not None:
-                detail = {"keys": list(args), "cell": hit[1]}
+                detail = {"keys": list(args), "cell": hit[1], "footnotes": hit[3]}
                 if isinstance(hit[2], str):
                     detail["row"] = hit[2]
                 ctx.stack[-1].children.append(Trace("table", name, t, hit[0], detail))
@@ -285,6 +302,8 @@ class Program:
             return Range(parsed[1], parsed[2])
         if kind == "member":
             return self.levels[parsed[1]][parsed[2]]
+        if kind == "members":
+            return tuple(self.levels[parsed[1]][i] for i in parsed[2])
         if kind == "pair":
             rec = self.model.decls[parsed[1]]
             first, second = (f.name for f in rec.fields)

@@ -12,8 +12,10 @@ from __future__ import annotations
 import types
 
 from .. import ast as A
+from ..check.geometry import SIGNATURES
 from ..check.types import strip
 from ..errors import fail
+from ..geometry import MAX_RING, Hex, bearing
 from ..limits import MAX_INT, MAX_RANGE, check_span, too_big
 from ..runtime import Ctx, Effect, Entity, Range, show
 
@@ -114,12 +116,50 @@ def _choose(ctx, name, options, loc, tracer):
     return value
 
 
-def _after(ctx, s, effects, then):
+def _moved_on(ctx, s, effects):
+    """The context and local slots of the state ``effects`` leave (things looked up again
+    by id; a thing the effects removed is none there)."""
     new_state, _ = ctx.state.apply(effects)
     sub = Ctx(new_state, ctx.dice, ctx.options, budget=ctx.budget)
     sub.trace, sub.stack = ctx.trace, ctx.stack
     fresh = [new_state.entities.get(v.id) if isinstance(v, Entity) else v for v in s]
+    return sub, fresh
+
+
+def _after(ctx, s, effects, then):
+    sub, fresh = _moved_on(ctx, s, effects)
     return then(sub, fresh)
+
+
+def _then(ctx, s, first, rest):
+    """``first then rest``: rest worked out on the state first leaves."""
+    if not first:
+        return rest(ctx, s)
+    sub, fresh = _moved_on(ctx, s, first)
+    return tuple(first) + tuple(rest(sub, fresh))
+
+
+def _let(s, slot, value):
+    s[slot] = value
+    return s
+
+
+def _for_each(ctx, s, slot, things, body):
+    """The body's effects for each thing in turn, each on the state the ones before left."""
+    out = ()
+    things = list(things)
+    ctx.budget.spend(len(things))
+    for thing in things:
+        if isinstance(thing, Entity):
+            thing = ctx.state.entities.get(thing.id)
+            if thing is None:            # an earlier body removed it
+                continue
+        s[slot] = thing
+        effects = tuple(body(ctx, s))
+        if effects:
+            out += effects
+            ctx, s = _moved_on(ctx, s, effects)
+    return out
 
 
 def _num(value, loc):
@@ -150,6 +190,45 @@ def _at(items, i, loc):
 def _hex_distance(q1, r1, q2, r2):
     dq, dr = q1 - q2, r1 - r2
     return (abs(dq) + abs(dr) + abs(dq + dr)) // 2
+
+
+def _geo(board, name, loc, *args):
+    """A geometry built-in on the rulebook's board; none in stops, located."""
+    for a in args:
+        if a is None:
+            _none(loc, f"a value given to {name}()")
+    if name == "position":
+        return board.position(*args)
+    if name == "distance":
+        return board.distance(*args)
+    if name == "adjacent":
+        return board.distance(*args) == 1
+    if name == "neighbours":
+        return board.neighbours(args[0])
+    if name == "hexes_within":
+        if not 0 <= args[1] <= MAX_RING:
+            fail(loc, "E616", f"hexes_within() reaches at most {MAX_RING} hexes, not {args[1]}",
+                 "ask about a smaller area")
+        return board.within(*args)
+    if name == "line":
+        return board.line(*args)
+    if name == "turn":
+        return (args[0] + args[1]) % 360
+    if name == "step":
+        a, facing, n = args
+        move = board.hexside_step(facing)
+        if move is None:
+            fail(loc, "E617", f"step() moves across a hexside, and facing {facing} points at "
+                 "a vertex", "give the direction of a hexside")
+        if not 0 <= n <= MAX_RING:
+            fail(loc, "E616", f"step() moves at most {MAX_RING} hexes, not {n}")
+        return Hex(a.q + move[0] * n, a.r + move[1] * n, board)
+    found = (board.direction(*args) if name == "direction"
+             else bearing(board, *args))        # bearing
+    if found is None:
+        fail(loc, "E618", f"{name}() has no answer for a position and itself",
+             "check first that the two positions differ")
+    return found
 
 
 def _marked(marks, key, column, mark):
@@ -318,6 +397,8 @@ class _Gen:
     # ------------------------------------------------------------ calls
     def _Call(self, e):
         if e.ref[0] == "builtin":
+            if e.ref[1] in SIGNATURES:
+                return self._geometry(e)
             return getattr(self, "_builtin_" + e.ref[1])(e)
         args = ", ".join(self.gen(a) for a in e.args)
         return f"{self.k(self.p._ref(e.ref[1]))}.fn(ctx, [{args}])"
@@ -380,6 +461,10 @@ class _Gen:
 
     def _builtin_some(self, e):
         return f"any({self._each(e.args[0])})"
+
+    def _geometry(self, e):
+        args = "".join(f", {self.gen(a)}" for a in e.args)
+        return f"_geo({self.k(self.p.board)}, {self.k(e.name)}, {self.k(e.loc)}{args})"
 
     def _Index(self, e):
         return f"_at({self.gen(e.subject)}, {self.val(e.index)}, {self.k(e.loc)})"
@@ -475,6 +560,30 @@ class _Gen:
     def _After(self, e):
         then = ExprCompiler(self.p).expr(e.then)
         return f"_after(ctx, s, {self.gen(e.effects)}, {self.k(then)})"
+
+    def _Then(self, e):
+        rest = ExprCompiler(self.p).expr(e.rest)
+        return f"_then(ctx, s, {self.gen(e.first)}, {self.k(rest)})"
+
+    def _Let(self, e):
+        body = ExprCompiler(self.p).expr(e.body)
+        return f"{self.k(body)}(ctx, _let(list(s), {int(e.ref)}, {self.gen(e.value)}))"
+
+    def _ForEach(self, e):
+        body = ExprCompiler(self.p).expr(e.body)
+        if e.type_name is not None:
+            q = A.Query(e.loc, e.type_name, e.var, e.cond)
+            q.ref = e.ref
+            things = f"[_e {self._query(q)}]"
+        else:
+            things = self.val(e.items, "the list")
+        return f"_for_each(ctx, list(s), {int(e.ref)}, {things}, {self.k(body)})"
+
+    def _ListEach(self, e):
+        return f"tuple({self._each(e.each)})"
+
+    def _InList(self, e):
+        return f"({self.gen(e.value)} in {self.val(e.items, 'the list')})"
 
     # ------------------------------------------------------------ effects
     def _target(self, target):

@@ -220,6 +220,31 @@ class Builder(Transformer_NonRecursive):
                               annotations)
 
     # ------------------------------------------------------------ rules
+    @v_args(meta=True, inline=True)
+    def board_hex(self, meta, layout, label, annotations):
+        return self._annotate(A.BoardDecl(self.loc(meta), "board", label or A.Label(), "hex",
+                                          layout), annotations)
+
+    @v_args(meta=True, inline=True)
+    def board_table(self, meta, unit, label, annotations):
+        return self._annotate(A.BoardDecl(self.loc(meta), "board", label or A.Label(), "table",
+                                          str(unit)), annotations)
+
+    def layout_axial(self, _):
+        return "axial"
+
+    def layout_columns_odd(self, _):
+        return "columns-odd"
+
+    def layout_columns_even(self, _):
+        return "columns-even"
+
+    def layout_rows_odd(self, _):
+        return "rows-odd"
+
+    def layout_rows_even(self, _):
+        return "rows-even"
+
     def params(self, children):
         return [c for c in children if c is not None]
 
@@ -432,6 +457,10 @@ class Builder(Transformer_NonRecursive):
         return A.Cell(self.loc(meta), "name", str(name), [])
 
     @v_args(meta=True, inline=True)
+    def cell_set(self, meta, *names):
+        return A.Cell(self.loc(meta), "set", [str(n) for n in names], [])
+
+    @v_args(meta=True, inline=True)
     def cell_text(self, meta, text):
         return A.Cell(self.loc(meta), "text", _unquote(text), [])
 
@@ -548,6 +577,27 @@ class Builder(Transformer_NonRecursive):
         return A.After(self.loc(meta), effects, then)
 
     @v_args(meta=True, inline=True)
+    def then_effect(self, meta, first, rest):
+        return self._deep(A.Then(self.loc(meta), first, rest))
+
+    @v_args(meta=True, inline=True)
+    def let_expr(self, meta, name, value, body):
+        return self._deep(A.Let(self.loc(meta), str(name), value, body))
+
+    @v_args(meta=True, inline=True)
+    def for_each_query(self, meta, type_name, var, cond, body):
+        return self._deep(A.ForEach(self.loc(meta), str(var), str(type_name), cond, None, body))
+
+    @v_args(meta=True, inline=True)
+    def for_each_list(self, meta, var, items, body):
+        return self._deep(A.ForEach(self.loc(meta), str(var), None, None, items, body))
+
+    @v_args(meta=True, inline=True)
+    def list_each(self, meta, element, var, source, cond):
+        each = self.each(meta, element, var, source, cond)
+        return self._deep(A.ListEach(self.loc(meta), each))
+
+    @v_args(meta=True, inline=True)
     def choice(self, meta, name, options):
         return A.Choose(self.loc(meta), str(name), options)
 
@@ -583,8 +633,10 @@ class Builder(Transformer_NonRecursive):
         return Loc(loc.path, loc.line, loc.col, loc.end_line, loc.end_col)
 
     @v_args(meta=True, inline=True)
-    def member_of(self, meta, value, *options):
-        return A.MemberOf(self.loc(meta), value, [o for o in options if o is not None])
+    def member_of(self, meta, value, items):
+        if isinstance(items, A.ListLit):      # x in [A, B]: the options are written out
+            return A.MemberOf(self.loc(meta), value, items.items)
+        return self._deep(A.InList(self.loc(meta), value, items))
 
     @v_args(meta=True, inline=True)
     def is_none(self, meta, value):
