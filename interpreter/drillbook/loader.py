@@ -40,6 +40,8 @@ def resolve_main(path: str, where: Loc | None = None) -> str:
         return main
     if "\0" in path:
         fail(loc, "E010", "a path cannot hold a NUL character")
+    if not path:
+        fail(loc, "E010", "an empty path names no file or folder")
     if not os.path.exists(path):
         fail(loc, "E010", f"no such file or folder: '{path}'")
     return path

@@ -521,7 +521,9 @@ class Builder(Transformer_NonRecursive):
     # ------------------------------------------------------------ variants
     @v_args(meta=True, inline=True)
     def patch_replace(self, meta, name, *items):
-        return A.Patch(self.loc(meta), "replace", str(name), self.tloc(name), list(items))
+        decls = [i for i in items if not isinstance(i, A.Annotation)]   # notes on the patch
+        return A.Patch(self.loc(meta), "replace", str(name), self.tloc(name), decls,
+                       annotations=[i for i in items if isinstance(i, A.Annotation)])
 
     @v_args(meta=True, inline=True)
     def patch_drop(self, meta, name, item, annotations):
@@ -531,8 +533,10 @@ class Builder(Transformer_NonRecursive):
 
     @v_args(meta=True, inline=True)
     def patch_add(self, meta, number, *items):
-        return A.Patch(self.loc(meta), "add", str(number), self.tloc(number), list(items),
-                       section=str(number))
+        decls = [i for i in items if not isinstance(i, A.Annotation)]
+        return A.Patch(self.loc(meta), "add", str(number), self.tloc(number), decls,
+                       section=str(number),
+                       annotations=[i for i in items if isinstance(i, A.Annotation)])
 
     @v_args(meta=True, inline=True)
     def patch_cell(self, meta, name, *rest):
