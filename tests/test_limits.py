@@ -284,7 +284,7 @@ def test_render_failing_midway_leaves_the_old_site(book, monkeypatch):
     real_open, opened = builtins.open, []
 
     def failing_open(path, mode="r", *a, **k):
-        if "w" in mode and ".drillbook-render-" in str(path):
+        if "w" in mode and ".render-" in str(path):
             opened.append(path)
             if len(opened) > 2:
                 raise OSError(28, "No space left on device")
@@ -295,7 +295,7 @@ def test_render_failing_midway_leaves_the_old_site(book, monkeypatch):
     assert_located(res, "E810", "No space left", path="<command line>", rc=2)
     assert sorted(os.listdir(book.root / "site")) == before
     assert (book.root / "site" / "index.html").read_text(encoding="utf-8") == index
-    assert not [n for n in os.listdir(book.root) if n.startswith(".drillbook-render-")]
+    assert not [n for n in os.listdir(book.root) if ".render-" in n]
 
 
 def test_render_swaps_the_site_in_with_one_rename(tmp_path):

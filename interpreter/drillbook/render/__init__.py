@@ -72,7 +72,7 @@ def _write_atomically(target: str, files: dict) -> None:
 def _write_into(target: str, files: dict) -> None:
     parent = os.path.dirname(target)
     os.makedirs(parent, exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix=".drillbook-render-", dir=parent)
+    tmp = tempfile.mkdtemp(prefix="." + os.path.basename(target) + ".render-", dir=parent)
     try:
         for rel, text in files.items():
             path = os.path.join(tmp, rel)
