@@ -164,16 +164,22 @@ def test_index_and_pages_are_written(site, mp):
     assert "redline.html" not in pages
 
 
-def test_every_page_is_utf8_html_without_javascript(site):
+def test_every_page_is_utf8_html_with_only_the_sites_own_scripts(site):
     out, _ = site
     for page in out.glob("*.html"):
         raw = page.read_bytes()
         text = raw.decode("utf-8")            # strict: valid UTF-8 or an exception
         assert text.startswith("<!DOCTYPE html>")
         assert '<meta charset="utf-8">' in text
-        assert "<script" not in text.lower() and "javascript:" not in text.lower()
+        scripts = re.findall(r"<script[^>]*>(.*?)</script>", text, re.S | re.I)
+        sources = re.findall(r'<script src="([^"]+)" defer>', text)
+        assert sources == ["search-index.js", "search.js"] and scripts == ["", ""]
+        assert "javascript:" not in text.lower()
         assert not re.search(r"\son[a-z]+=", text), "no inline event handlers"
+        assert "http://" not in text and "https://" not in text
         dom(page)                              # well nested
+    script = (out / "search.js").read_text(encoding="utf-8")
+    assert not re.search(r"fetch|XMLHttpRequest|https?:|import\(", script), "no network"
 
 
 def test_index_lists_title_edition_languages_and_sections_by_number(site, mp):
@@ -263,7 +269,14 @@ def test_the_order_change_chart_is_drawn_as_printed(site):
     chart = orders.find("table", cls="chart", data_table="order_change")
     assert squash(chart.find("caption").text()) == "Order Change Table"
     header = [squash(th.text()) for th in chart.find("thead").find_all("th")]
-    assert header == ["current \\ desired", "Charge", "Make Ready", "Receive Charge", "Rally"]
+    # the key column is headed as printed, by the labels of the keys, not by the
+    # parameter names (which stay in a tooltip)
+    assert header == ["Desired order → ↓ Current order", "Charge", "Make Ready",
+                      "Receive Charge", "Rally"]
+    corner = chart.find("th", cls="corner")
+    assert corner.attrs["title"] == "current \\ desired"
+    assert [squash(s.text()) for s in corner.find_all("span", cls="key-part")] == [
+        "Desired order →", "↓ Current order"]
     row = chart.find("tr", data_row="MakeReady")
     assert squash(row.find("th").text()) == "Make Ready"      # the key column, as printed
     assert [squash(td.text()) for td in row.find_all("td")] == ["0-5", "—", "0-5", "0-6"]
@@ -618,3 +631,214 @@ def test_a_redline_shows_switched_options_replaced_tables_and_new_sections(tmp_p
     assert "a leader falls on an 8 or 9" in squash(added.text())
     # the index of the base site links the redline
     assert any(a.attrs.get("href") == "redline.html" for a in pages["index.html"].find_all("a"))
+
+
+# ------------------------------------------------------------------ templates, search, cells
+def test_labels_are_escaped_by_the_templates(tmp_path):
+    path = tmp_path / "esc.drill"
+    path.write_text(
+        'rulebook "<b>Bold</b> & \\"quoted\\"" edition "1" languages en\n\n'
+        'section 1 "<script>alert(1)</script>"\n'
+        '  enum Arm "<i>arm</i>"\n'
+        '    Foot "a < b"\n'
+        '  table t(a: Arm) -> Text "<u>t</u>"\n'
+        '    | a    | text             |\n'
+        '    | Foot | "<img src=x> & y" |\n'
+        '      text: doubt "<em>torn</em>"\n', encoding="utf-8")
+    out = tmp_path / "out"
+    render_site(Rulebook.open(str(path)).model, str(out))
+    for page in out.glob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        for raw in ("<b>Bold", "<script>alert", "<i>arm", "<img src=x>", "<em>torn", "<u>t"):
+            assert raw not in text, (page.name, raw)
+        dom(page)
+    esc = (out / "esc.html").read_text(encoding="utf-8")
+    assert "&lt;img src=x&gt; &amp; y" in esc and "&lt;em&gt;torn&lt;/em&gt;" in esc
+    assert "&lt;b&gt;Bold&lt;/b&gt; &amp; &#34;quoted&#34;" in esc
+    # no f-string HTML and no hand escape calls are left in render/
+    for module in (ROOT / "interpreter" / "drillbook" / "render").glob("*.py"):
+        code = module.read_text(encoding="utf-8")
+        assert "html.escape(" not in code and "_esc(" not in code, module.name
+        assert not re.search(r'f["\'][^"\']*<(?:div|td|th|tr|table|span|li|ul|p|a)\b', code), \
+            module.name
+
+
+def _index(out: Path) -> list:
+    import json
+    data = json.loads((out / "search-index.json").read_text(encoding="utf-8"))
+    js = (out / "search-index.js").read_text(encoding="utf-8")
+    assert js.startswith("window.DRILLBOOK_SEARCH = ") and js.rstrip().endswith(";")
+    assert json.loads(js[len("window.DRILLBOOK_SEARCH = "):].rstrip().rstrip(";")) == data
+    return data["entries"]
+
+
+def test_the_search_index_holds_sections_rules_labels_in_every_language_and_cells(site, mp):
+    out, _ = site
+    entries = _index(out)
+    kinds = {e["k"] for e in entries}
+    assert kinds == {"section", "rule", "label", "cell", "note"}
+    sections = [e for e in entries if e["k"] == "section"]
+    assert len(sections) == len(mp.sections)
+    s57 = next(e for e in sections if e["h"] == "orders.html#s-5.7")
+    assert "таблица изменения приказов" in s57["w"] and "order change table" in s57["w"]
+    member = next(e for e in entries if e["k"] == "label" and e["t"] == "Make Ready (Order)")
+    assert "готовность" in member["w"] and member["h"] == "orders.html#d-Order"
+    cell = next(e for e in entries if e["k"] == "cell" and e["t"] == "Make Ready × Charge = 0-5"
+                and e["g"] == "Order Change Table")
+    assert {"0-5", "готовность", "атаковать"} <= set(cell["w"].split())
+    # every entry leads to an anchor of the site
+    pages, _ = check_links(out)
+    ids = {name: {n.attrs["id"] for n in p.iter() if "id" in n.attrs} for name, p in pages.items()}
+    for e in entries:
+        target, _, frag = e["h"].partition("#")
+        assert frag in ids[target], e
+    # the ranks: sections first, then rules, labels, cells, notes
+    order = ["section", "rule", "label", "cell", "note"]
+    assert [order.index(e["k"]) for e in entries] == sorted(order.index(e["k"]) for e in entries)
+
+
+def test_notes_under_rows_flag_their_cells(tmp_path):
+    model = Rulebook.open(str(ROOT / "tests" / "good" / "cell_notes.drill")).model
+    out = tmp_path / "out"
+    render_site(model, str(out))
+    page = dom(out / "cell_notes.html")
+    long_ = chart_cell(page, "to_hit", "Foot", "Long")
+    assert "doubt" in long_.classes
+    flag = long_.find("a", cls="cell-flag")
+    assert flag.attrs["title"] == "doubt: torn in the scan: No or 1"
+    note = page.by_id(flag.attrs["href"][1:])
+    assert note is not None and "torn in the scan" in note.text()
+    assert squash(note.find("a", cls="cells").text()) == "Foot × Long"
+    assert "doubt" not in chart_cell(page, "to_hit", "Foot", "Short").classes
+    for col in ("Short", "Long"):
+        assert "gap" in chart_cell(page, "to_hit", "Horse", col).classes
+    assert "doubt" in chart_cell(page, "effect", "4-5", "morale").classes
+    assert "doubt" not in chart_cell(page, "effect", "4-5", "hits").classes
+    # the doubts of cells are counted and listed on the index like every other
+    index = dom(out / "index.html")
+    counts = index.find("p", cls="counts")
+    assert (counts.attrs["data-doubts"], counts.attrs["data-gaps"]) == ("3", "1")
+    listed = squash(index.find("ul", cls="flagged").text())
+    assert "§3 to_hit (Foot × Long)" in listed and "§3 effect (4-5 × morale)" in listed
+    check_links(out)
+
+
+def test_a_cell_whose_marker_carries_a_doubt_is_flagged(site):
+    out, _ = site
+    orders = dom(out / "orders.html")
+    cell = chart_cell(orders, "order_restrictions", "Charge", "Moving")
+    assert "doubt" in cell.classes
+    flag = cell.find("a", cls="cell-flag")
+    assert flag.attrs["title"].startswith("doubt: ¹: S1 adds limbered artillery")
+    assert flag.attrs["href"] == "#d-must_advance"
+    assert "doubt" not in chart_cell(orders, "order_restrictions", "MakeReady", "Moving").classes
+
+
+def test_a_chart_headed_by_the_label_of_its_key(site, site_ru):
+    out, _ = site
+    terrain = dom(out / "terrain.html")
+    corner = terrain.find("table", data_table="hex_chart").find("th", cls="corner")
+    assert squash(corner.text()) == "Hex terrain" and corner.attrs["title"] == "t"
+    ru = dom(site_ru / "terrain.html").find("table", data_table="hex_chart")
+    assert squash(ru.find("th", cls="corner").text()) == "Ландшафт"
+
+
+BFS = ROOT / "rulebooks" / "by-fire-and-sword"
+
+
+def test_a_redline_of_two_variants_names_both_and_shows_the_odds(tmp_path):
+    from drillbook.diff import semantic_diff
+    first = BFS / "variants" / "first-answer.drill"
+    second = BFS / "variants" / "failed-by-four.drill"
+    rb = Rulebook.open(str(first), variants=[str(second)])
+    diff = semantic_diff(rb)
+    assert diff["odds"], "these variants change odds"
+    out = tmp_path / "out"
+    render_site(rb.model.base, str(out), variant_model=rb.model, diff=diff)
+    pages, _ = check_links(out)
+    red = pages["redline.html"]
+    titles = [Rulebook.open(str(p)).model.title.text for p in (first, second)]
+    h1 = squash(red.find("h1").text())
+    assert all(t in h1 for t in titles)
+    listed = [squash(s.text()) for s in red.find_all("strong", cls="variant-title")]
+    assert listed == titles
+    # each change says which variant made it
+    changes = red.find("ul", cls="changes")
+    by = {(squash(s.text()), s.attrs["title"]) for s in changes.find_all("span", cls="by-variant")}
+    assert by == {(f"(Variant {n})", t) for n, t in enumerate(titles, 1)}
+    # the odds that change, as diff computed them: a table per question, changed rows marked
+    tables = list(red.find_all("table", cls="odds"))
+    assert len(tables) == len(diff["odds"])
+    for table, o in zip(tables, diff["odds"]):
+        assert table.attrs["data-question"] == o["question"]
+        rows = [[squash(td.text()) for td in tr.find_all("td")]
+                for tr in table.find("tbody").find_all("tr")]
+        for outcome, before, after in rows:
+            assert before.split(" ")[0] == o["before"].get(outcome, "0")
+            assert after.split(" ")[0] == o["after"].get(outcome, "0")
+        assert any("differs" in tr.classes for tr in table.find_all("tr"))
+
+
+def test_the_cli_renders_a_redline_with_odds(tmp_path):
+    from conftest import run_cli
+    out = tmp_path / "site"
+    res = run_cli("render", str(MP), "-o", str(out), "--variant", str(VARIANT))
+    assert res.rc == 0, res.err
+    red = dom(out / "redline.html")
+    assert list(red.find_all("table", cls="odds"))
+    assert (out / "search.js").is_file() and (out / "search-index.json").is_file()
+
+
+def test_places_no_example_exercises_can_be_marked(mp, tmp_path):
+    decl = mp.decls["order_change"]
+    cell = decl.rows[1].cells[2]
+    drm = mp.decls["order_change_drm"].items[0]
+    marks = {(x.loc.path, x.loc.line, x.loc.col) for x in (decl, cell, drm)}
+    out = tmp_path / "out"
+    render_site(mp, str(out), unexercised=marks)
+    orders = dom(out / "orders.html")
+    art = orders.by_id("d-order_change")
+    assert squash(art.find("p", cls="unexercised").text()) == "not exercised by any example"
+    cells = [n for n in art.find_all("td", cls="unexercised")]
+    assert len(cells) == 1 and cells[0].attrs["id"] == "c-order_change-1-2"
+    assert orders.by_id(f"m-order_change_drm-{drm.name}").attrs.get("class") == "unexercised"
+    assert orders.by_id("d-order_change_roll").find("p", cls="unexercised") is None
+    # as a coverage report gives them: each place with what was never seen
+    render_site(mp, str(out), unexercised={decl.loc: ["table order_change: never looked up"],
+                                           cell.loc: ["order_change[Charge, MakeReady]"]})
+    art = dom(out / "orders.html").by_id("d-order_change")
+    assert squash(art.find("p", cls="unexercised").text()) == (
+        "not exercised by any example table order_change: never looked up")
+    td = art.find("td", cls="unexercised")
+    assert td.attrs["title"] == "order_change[Charge, MakeReady]"
+
+
+def test_the_words_of_the_site_exist_in_every_language_it_has():
+    from drillbook.render.site import _UI
+    assert set(_UI) == {"en", "ru", "de"}
+    for lang, words in _UI.items():
+        assert set(words) == set(_UI["en"]), lang
+        for key, text in words.items():
+            assert text.count("{") == _UI["en"][key].count("{"), (lang, key)
+
+
+def test_a_doubt_on_a_variants_changed_cell_flags_that_cell(tmp_path):
+    path = tmp_path / "doubtful.drill"
+    path.write_text(
+        f'variant "Doubtful house rule" of "{(MP / "rulebook.drill").as_posix()}"\n\n'
+        "change order_change(Charge, Rally) to 0-4\n"
+        '  doubt "the club is not sure it was 0-4"\n', encoding="utf-8")
+    model = Rulebook.open(str(path)).model
+    out = tmp_path / "out"
+    render_site(model, str(out))
+    pages, _ = check_links(out)
+    cell = chart_cell(pages["orders.html"], "order_change", "Charge", "Rally")
+    assert "doubt" in cell.classes and squash(cell.text()).startswith("0-4")
+    assert "the club is not sure" in cell.find("a", cls="cell-flag").attrs["title"]
+    assert "doubt" not in chart_cell(pages["orders.html"], "order_change", "Charge",
+                                     "MakeReady").classes
+    red = chart_cell(pages["redline.html"].find("div", cls="variant"), "order_change", "Charge",
+                     "Rally")
+    assert {"doubt", "changed"} <= red.classes
+    flag = red.find("a", cls="cell-flag")
+    assert pages["redline.html"].by_id(flag.attrs["href"][1:]) is not None

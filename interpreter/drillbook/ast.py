@@ -437,12 +437,14 @@ class Cell:
     kind: str          # int | pair | range | name | set | text | na | corner
     value: Any
     markers: list
+    annotations: list = field(default_factory=list)   # notes under its row naming its column
 
 
 @dataclass(eq=False)
 class Row:
     loc: Loc
     cells: list
+    annotations: list = field(default_factory=list)   # notes under the row, of the whole row
 
 
 @dataclass(eq=False)

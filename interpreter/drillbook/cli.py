@@ -332,8 +332,11 @@ def cmd_odds(args, argv) -> int:
 def cmd_render(args, argv) -> int:
     from .render import render_site
     rb = _open(args.rulebook, argv, args.variant)
-    written = render_site(rb.model, args.out, args.lang,
-                          rb.model if rb.model.base is not None else None)
+    variant = rb.model if rb.model.base is not None else None
+    if variant is not None:
+        from .diff import semantic_diff            # the redline shows the odds that change
+    written = render_site(rb.model, args.out, args.lang, variant,
+                          semantic_diff(rb) if variant is not None else None)
     print(f"wrote {len(written)} files to {args.out}")
     return 0
 

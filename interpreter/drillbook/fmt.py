@@ -174,7 +174,8 @@ def _align_rows(lines: list[_Line]) -> None:
             continue
         j = last = i
         while j < len(lines) and (lines[j].kind == "comment" or (
-                lines[j].kind == "row" and lines[j].level == lines[i].level)):
+                lines[j].kind == "row" and lines[j].level == lines[i].level) or (
+                lines[j].kind == "code" and lines[j].level > lines[i].level)):  # notes of a row
             if lines[j].kind == "row":
                 last = j
             j += 1

@@ -259,7 +259,7 @@ def _change_cell(p: A.Patch, sections) -> Change:
     before = row.cells[col]
     new_cells = list(row.cells)
     new_cells[col] = p.cell
-    new_rows = [A.Row(r.loc, new_cells) if r is row else r for r in old.rows]
+    new_rows = [A.Row(r.loc, new_cells, r.annotations) if r is row else r for r in old.rows]
     new = A.TableDecl(old.loc, old.name, old.params, old.returns, old.label, new_rows)
     new.section, new.annotations = sec, old.annotations + p.annotations
     sec.items[i] = new
@@ -274,8 +274,10 @@ def load_variant(path: str, where: Loc | None = None, more: list[str] | None = N
     first = parse_variant(path, where)
     base_dir = base_path(first, path)
     resolve_main(base_dir, first.header.loc)
+    titles = [(first.header.loc.path, first.header.label)]
     for other in paths[1:]:
         var = parse_variant(other, where)
+        titles.append((var.header.loc.path, var.header.label))
         if os.path.realpath(resolve_main(base_path(var, other))) != os.path.realpath(
                 resolve_main(base_dir)):
             fail(var.header.loc, "E907", "this variant patches another rulebook than the first one")
@@ -284,4 +286,5 @@ def load_variant(path: str, where: Loc | None = None, more: list[str] | None = N
     model.base = check(load(base_dir, where))
     model.patches = changes
     model.own_files = {display_path(p) for p in paths}
+    model.variant_titles = titles          # (file, label) of each variant, in order applied
     return model

@@ -86,14 +86,26 @@ class Model:
             for note in sec.annotations:
                 yield sec, note
             for d in sec.items:
-                for note in d.annotations:
-                    yield sec, note
+                yield from ((sec, note) for note in _notes_of(d))
                 for m in d.items if isinstance(d, A.ModifiersDecl) else []:
                     for note in m.annotations:
                         yield sec, note
                 for st in d.steps if isinstance(d, A.ProcedureDecl) else []:
                     for note in st.annotations:
                         yield sec, note
+
+
+def _notes_of(d) -> list:
+    """A declaration's notes; a table's with those under its rows and cells, in file order."""
+    if not isinstance(d, A.TableDecl):
+        return list(d.annotations)
+    notes, seen = list(d.annotations), {id(n) for n in d.annotations}
+    for row in d.rows:
+        for note in row.annotations + [n for c in row.cells for n in c.annotations]:
+            if id(note) not in seen:
+                seen.add(id(note))
+                notes.append(note)
+    return sorted(notes, key=lambda n: (n.loc.path != d.loc.path, n.loc.line, n.loc.col))
 
 
 def warn(model: Model, diag: Diagnostic) -> None:

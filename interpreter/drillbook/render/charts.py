@@ -1,15 +1,17 @@
-"""Render stage, part 2: tables drawn as the printed charts, modifier lists, annotations."""
+"""Render stage, part 2: tables drawn as the printed charts, modifier lists, annotations.
+
+Each function returns plain data for the templates (``macros.html.j2``), never HTML.
+"""
 from __future__ import annotations
 
 
 from .. import ast as A
 from .site import (_Site,
     _Sources,
-    _UI,
-    _esc)
+    _UI)
 
 
-# ------------------------------------------------------------------ charts
+# ------------------------------------------------------------------ cells
 def _cell_source(cell: A.Cell, sources: _Sources) -> str | None:
     loc = cell.loc
     if loc.end_line != loc.line or loc.end_col <= loc.col:
@@ -57,16 +59,6 @@ def _marker(model, mark, section):
     return model.marker_for(mark, section) if hasattr(model, "marker_for") else None
 
 
-def _cell_html(cell: A.Cell, model, lang, sources, field_labels=None, section=None) -> str:
-    text = _esc(_cell_value(cell, model, lang, sources, field_labels))
-    marks = ""
-    for mark in cell.markers:
-        decl = _marker(model, mark, section)
-        title = f' title="{_esc(decl.label.show(decl.name, lang))}"' if decl else ""
-        marks += f'<sup class="marker"{title}>{_esc(mark)}</sup>'
-    return text + marks
-
-
 def _key_attr(cell: A.Cell) -> str:
     if cell.kind in ("name", "int"):
         return str(cell.value)
@@ -75,11 +67,89 @@ def _key_attr(cell: A.Cell) -> str:
     return ""
 
 
-def chart_html(decl: A.TableDecl, model, lang: str | None = None, sources: _Sources | None = None,
-               changed: dict | None = None, show_before: bool = True,
-               id_prefix: str = "chart-") -> str:
-    """A table drawn as the printed chart.  ``changed`` maps (row, column) indexes to the
-    cell as it was before: such cells get the class ``changed`` and show before → after."""
+# ------------------------------------------------------------------ headings as printed
+def _key_label(param: A.Param, model, lang) -> str:
+    """What a chart prints over a key: the label of the key's type (a die by its name,
+    a range type by the key's name)."""
+    t = param.type
+    decl = getattr(model, "decls", {}).get(t.name or "") if t.kind == "named" else None
+    if isinstance(decl, A.DieDecl):
+        return decl.name
+    if decl is not None and getattr(decl, "label", None) is not None:
+        text = decl.label.show(decl.name, lang)
+    elif decl is not None:
+        text = decl.name
+    else:
+        text = param.name.replace("_", " ")
+    return text[:1].upper() + text[1:]
+
+
+def _key_heading(decl: A.TableDecl, model, lang) -> dict:
+    """The heading of the key column: one part for one key; for two, the row key and the
+    column key (told apart by the parameter's name when both read alike)."""
+    params = list(decl.params or [])
+    parts = [_key_label(p, model, lang) for p in params]
+    if len(parts) == 2 and parts[0] == parts[1]:
+        if (lang or "en") == "en":          # "Current state", "Desired state"
+            parts = [f"{p.name.replace('_', ' ').capitalize()} {part.lower()}"
+                     for part, p in zip(parts, params)]
+        else:
+            parts = [f"{part} ({p.name})" for part, p in zip(parts, params)]
+    return {"parts": parts, "names": " \\ ".join(p.name for p in params)}
+
+
+# ------------------------------------------------------------------ notes of cells
+def _note_text(site_lang, note) -> str:
+    return note.label.show(note.text, site_lang) if note.label else note.text
+
+
+def _flags(site: _Site | None, cell: A.Cell, section, page: str, where: str,
+           row_notes=(), variant_notes=(), linked: bool = True) -> list:
+    """The doubts and gaps that bear on one cell: written under its row (for its column),
+    brought by a variant's change of it, or carried by one of its markers.  ``linked``:
+    the chart lists the cell's own notes, so a flag links to its note."""
+    flags = []
+    if site is None:
+        return flags
+    for note in list(cell.annotations) + list(row_notes) + list(variant_notes):
+        if note.kind in ("doubt", "gap"):
+            own = linked or any(note is n for n in variant_notes)
+            flags.append({"kind": note.kind, "word": site.ui(note.kind),
+                          "text": _note_text(site.lang, note),
+                          "href": "#" + site.anchor(note, page, where) if own else ""})
+    for mark in cell.markers:
+        decl = _marker(site.model, mark, section)
+        for note in getattr(decl, "annotations", []) if decl else []:
+            if note.kind in ("doubt", "gap"):
+                flags.append({"kind": note.kind, "word": site.ui(note.kind),
+                              "text": f"{mark}: {_note_text(site.lang, note)}",
+                              "href": site.href(decl.name, page) or ""})
+    return flags
+
+
+def _variant_notes(decl: A.TableDecl) -> dict:
+    """A variant's notes on a table (from another file than the table's), by the cell
+    they were written under: the changed cell written last before them in that file."""
+    out: dict = {}
+    cells = [c for row in decl.rows for c in row.cells if c.loc.path != decl.loc.path]
+    for note in decl.annotations:
+        if note.loc.path == decl.loc.path:
+            continue
+        above = [c for c in cells if c.loc.path == note.loc.path and c.loc.line < note.loc.line]
+        if above:
+            out.setdefault(id(max(above, key=lambda c: c.loc.line)), []).append(note)
+    return out
+
+
+# ------------------------------------------------------------------ charts
+def chart_view(decl: A.TableDecl, model, lang: str | None = None,
+               sources: _Sources | None = None, changed: dict | None = None,
+               show_before: bool = True, id_prefix: str = "chart-",
+               site: _Site | None = None, page: str = "") -> dict:
+    """A table as the printed chart (drawn by the ``chart`` macro).  ``changed`` maps
+    (row, column) indexes to the cell as it was before: such cells get the class
+    ``changed`` and show before → after.  With ``site``, cells carry their doubts and
+    the cells and rows their notes get anchors."""
     sources = sources or _Sources()
     changed = changed or {}
     section = decl.section.number if decl.section is not None else None
@@ -87,90 +157,109 @@ def chart_html(decl: A.TableDecl, model, lang: str | None = None, sources: _Sour
     rec = getattr(model, "decls", {}).get(getattr(decl.returns, "name", None) or "")
     if isinstance(rec, A.RecordDecl):
         field_labels = {f.name: f.label.show(f.name, lang) for f in rec.fields}
-    title = decl.label.show(decl.name, lang)
-    out = [f'<table class="chart" id="{_esc(id_prefix + decl.name)}" '
-           f'data-table="{_esc(decl.name)}">',
-           f"<caption>{_esc(title)}</caption>"]
     used_marks: list[str] = []
-    for r, row in enumerate(decl.rows):
-        for cell in row.cells:
-            for mark in cell.markers:
-                if mark not in used_marks:
-                    used_marks.append(mark)
-        if r == 0:
-            out.append("<thead><tr>")
-            for c, cell in enumerate(row.cells):
-                cls = "corner" if cell.kind == "corner" else "col-key"
-                out.append(f'<th scope="col" class="{cls}" data-col="{_esc(_key_attr(cell))}">'
-                           f"{_cell_html(cell, model, lang, sources, field_labels, section)}</th>")
-            out.append("</tr></thead><tbody>")
-            continue
+    by_variant = _variant_notes(decl)
+    own_ids = site is not None and id_prefix == "chart-"     # cells of the pages get ids
+
+    def content(cell, labels=None):
+        for mark in cell.markers:
+            if mark not in used_marks:
+                used_marks.append(mark)
+        marks = []
+        for mark in cell.markers:
+            d = _marker(model, mark, section)
+            marks.append({"mark": mark, "title": d.label.show(d.name, lang) if d else ""})
+        return {"text": _cell_value(cell, model, lang, sources, labels), "marks": marks}
+
+    header = decl.rows[0] if decl.rows else A.Row(decl.loc, [])
+    head = []
+    for c, cell in enumerate(header.cells):
+        if c == 0:
+            head.append({"corner": True, **_key_heading(decl, model, lang), **content(cell)})
+        else:
+            head.append({"corner": False, "col": _key_attr(cell), **content(cell, field_labels)})
+    rows, cell_notes = [], []
+    for r, row in enumerate(decl.rows[1:], 1):
         key = row.cells[0] if row.cells else None
-        out.append(f'<tr data-row="{_esc(_key_attr(key) if key else "")}">')
+        key_text = cell_text(key, model, lang, sources) if key else ""
+        cells = []
         for c, cell in enumerate(row.cells):
-            body = _cell_html(cell, model, lang, sources, section=section)
+            col = header.cells[c] if c < len(header.cells) else None
+            col_text = cell_text(col, model, lang, sources) if col else ""
+            if field_labels and col is not None and col.value in field_labels:
+                col_text = field_labels[col.value]
+            where = f"§{section} {decl.name} ({key_text} × {col_text})" if c else \
+                f"§{section} {decl.name} ({key_text})"
+            notes = list(row.annotations) if c == 0 else []
+            flags = _flags(site, cell, section, page, where, notes,
+                           by_variant.get(id(cell), []), own_ids)
             classes = ["na"] if cell.kind == "na" else []
+            classes += sorted({f["kind"] for f in flags})
+            why = ""
+            if site is not None and site.is_unexercised(cell.loc):
+                classes.append("unexercised")
+                why = site.unexercised_why(cell.loc) or site.ui("unexercised")
+            before = None
             if (r, c) in changed:
                 classes.append("changed")
                 if show_before and changed[(r, c)] is not None:
-                    body = (f'<del>{_esc(changed[(r, c)])}</del> <span class="arrow">→</span> '
-                            f"<ins>{body}</ins>")
-            cls = f' class="{" ".join(classes)}"' if classes else ""
-            if c == 0:
-                out.append(f'<th scope="row"{cls}>{body}</th>')
-            else:
-                col = decl.rows[0].cells[c] if c < len(decl.rows[0].cells) else None
-                out.append(f'<td{cls} data-col="{_esc(_key_attr(col) if col else "")}">'
-                           f"{body}</td>")
-        out.append("</tr>")
-    out.append("</tbody></table>")
-    if used_marks:
-        out.append(f'<dl class="legend"><dt class="legend-title">{_esc(_ui_word(lang, "legend"))}'
-                   "</dt>")
-        for mark in used_marks:
-            decl_m = _marker(model, mark, section)
-            text = decl_m.label.show(decl_m.name, lang) if decl_m else ""
-            out.append(f'<dt><sup class="marker">{_esc(mark)}</sup></dt><dd>{_esc(text)}</dd>')
-        out.append("</dl>")
-    return '<div class="chart-wrap">' + "".join(out) + "</div>"
+                    before = changed[(r, c)]
+            cells.append({"header": c == 0, "col": _key_attr(col) if col else "",
+                          "id": f"c-{decl.name}-{r}-{c}" if own_ids else "",
+                          "classes": " ".join(classes), "before": before, "flags": flags,
+                          "why": why,
+                          **content(cell)})
+            if own_ids:
+                for note in (cell.annotations if c else row.annotations):
+                    label = key_text if c == 0 else f"{key_text} × {col_text}"
+                    cell_notes.append((label, f"#c-{decl.name}-{r}-{c}", note))
+        rows.append({"key": _key_attr(key) if key else "", "cells": cells})
+    legend = []
+    for mark in used_marks:
+        decl_m = _marker(model, mark, section)
+        legend.append({"mark": mark,
+                       "text": decl_m.label.show(decl_m.name, lang) if decl_m else ""})
+    notes = []
+    seen: set = set()
+    cell_notes.sort(key=lambda item: (item[2].loc.line, item[2].loc.col))
+    for label, href, note in cell_notes:
+        if id(note) in seen:
+            continue
+        seen.add(id(note))
+        same = [lab for lab, _, n in cell_notes if n is note]
+        notes.append({**_note_view(site, note, page, f"§{section} {decl.name} ({same[0]})"),
+                      "cells": ", ".join(same), "cell_href": href})
+    return {"id": id_prefix + decl.name, "table": decl.name,
+            "caption": decl.label.show(decl.name, lang), "head": head, "rows": rows,
+            "legend": legend, "legend_title": _ui_word(lang, "legend"),
+            "notes_title": _ui_word(lang, "cell_notes"), "notes": notes}
 
 
 def _ui_word(lang, key):
     return _UI.get(lang or "en", _UI["en"]).get(key, _UI["en"][key])
 
 
-def _modifiers_html(site: _Site, decl: A.ModifiersDecl, page: str, number: str) -> str:
+def _modifiers_view(site: _Site, decl: A.ModifiersDecl, page: str, number: str) -> dict:
     rows = []
     for m in decl.items:
         value = A.to_source(m.value)
         if isinstance(m.value, A.IntLit) and m.value.value > 0:
             value = "+" + value
-        when = (f' <span class="when">{_esc(site.ui("when"))} '
-                f"<code>{_esc(A.to_source(m.when))}</code></span>" if m.when is not None else "")
-        notes = _annotations_html(site, m.annotations, page, f"§{number} {decl.name}.{m.name}")
-        rows.append(f'<tr id="m-{_esc(decl.name)}-{_esc(m.name)}"><th scope="row">'
-                    f"{_esc(site.label(m.label, m.name))}{when}{notes}</th>"
-                    f'<td class="drm"><code>{_esc(value)}</code></td></tr>')
-    title = site.label(decl.label, decl.name)
-    return (f'<table class="modifiers"><caption>{_esc(title)}</caption>'
-            + "".join(rows) + "</table>")
+        rows.append({"id": f"m-{decl.name}-{m.name}", "label": site.label(m.label, m.name),
+                     "when": A.to_source(m.when) if m.when is not None else None,
+                     "when_word": site.ui("when"), "value": value,
+                     "unexercised": site.is_unexercised(m.loc),
+                     "why": site.unexercised_why(m.loc) or site.ui("unexercised"),
+                     "notes": _annotations_view(site, m.annotations, page,
+                                                f"§{number} {decl.name}.{m.name}")})
+    return {"caption": site.label(decl.label, decl.name), "rows": rows}
 
 
 # ------------------------------------------------------------------ annotations
-def _annotations_html(site: _Site, notes, page: str, where: str) -> str:
-    if not notes:
-        return ""
-    items = []
-    for note in notes:
-        anchor = site.note_ids.get(id(note))
-        if anchor is None:
-            anchor = f"n-{len(site.note_ids) + 1}"
-            site.note_ids[id(note)] = anchor
-            if note.kind in ("doubt", "gap"):
-                site.flagged.append((note.kind, note.text, f"{page}#{anchor}", where))
-        text = note.label.show(note.text, site.lang) if note.label else note.text
-        items.append(f'<li class="annotation {_esc(note.kind)}" id="{anchor}">'
-                     f'<span class="badge">{_esc(site.ui(note.kind))}</span> {_esc(text)}</li>')
-    return '<ul class="annotations">' + "".join(items) + "</ul>"
+def _note_view(site: _Site, note, page: str, where: str) -> dict:
+    return {"kind": note.kind, "id": site.anchor(note, page, where),
+            "word": site.ui(note.kind), "text": _note_text(site.lang, note)}
 
 
+def _annotations_view(site: _Site, notes, page: str, where: str) -> list:
+    return [_note_view(site, note, page, where) for note in notes or []]

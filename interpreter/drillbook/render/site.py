@@ -6,6 +6,8 @@ import os
 import re
 from dataclasses import dataclass, field
 
+from markupsafe import Markup
+
 from .. import ast as A
 from ..errors import Loc
 from ..lines import split_lines
@@ -28,6 +30,14 @@ _UI = {
         "not_in_variant": "dropped by the variant", "default": "default",
         "patched": "changed by the variant", "counts": "{d} doubts, {g} gaps",
         "in_variant": "annotations the variant adds",
+        "search": "Search", "search_hint": "sections, rules, labels, cells",
+        "found": "{n} found", "shown": "the first {n} shown",
+        "variants": "Variants", "odds": "Odds that change",
+        "odds_intro": "in the situations of the base rulebook's examples",
+        "question": "question", "example": "example", "outcome": "outcome",
+        "before": "before", "after": "after", "no_odds": "No odds change.",
+        "cell_notes": "Notes on cells", "row": "row",
+        "unexercised": "not exercised by any example",
     },
     "ru": {
         "contents": "Содержание", "edition": "Издание", "languages": "Языки",
@@ -42,6 +52,36 @@ _UI = {
         "not_in_variant": "удалено вариантом", "default": "по умолчанию",
         "patched": "изменено вариантом", "counts": "сомнений: {d}, пробелов: {g}",
         "in_variant": "примечания варианта",
+        "search": "Поиск", "search_hint": "разделы, правила, метки, клетки",
+        "found": "найдено: {n}", "shown": "показаны первые {n}",
+        "variants": "Варианты", "odds": "Изменившиеся вероятности",
+        "odds_intro": "в ситуациях примеров основных правил",
+        "question": "вопрос", "example": "пример", "outcome": "исход",
+        "before": "до", "after": "после", "no_odds": "Вероятности не меняются.",
+        "cell_notes": "Примечания к клеткам", "row": "строка",
+        "unexercised": "ни один пример этого не проверяет",
+    },
+    "de": {
+        "contents": "Inhalt", "edition": "Ausgabe", "languages": "Sprachen",
+        "doubts": "Zweifel und Lücken", "doubt": "Zweifel", "gap": "Lücke", "note": "Anmerkung",
+        "source": "Quelle", "none_doubts": "Keine Zweifel, keine Lücken.", "index": "Inhalt",
+        "files": "Dateien", "section": "Abschnitt", "legend": "Fußnoten",
+        "modifiers": "Würfelmodifikatoren", "when": "wenn", "exceptions": "Ausnahmen",
+        "exception_to": "Ausnahme zu", "redline": "Änderungen", "base": "Grundregeln",
+        "variant": "Variante", "changes": "Änderungen", "dropped": "gestrichen",
+        "added": "hinzugefügt", "replaced": "ersetzt", "cell": "Zelle geändert",
+        "option": "Option umgeschaltet", "not_in_base": "nicht in den Grundregeln",
+        "not_in_variant": "von der Variante gestrichen", "default": "Vorgabe",
+        "patched": "von der Variante geändert", "counts": "{d} Zweifel, {g} Lücken",
+        "in_variant": "Anmerkungen der Variante",
+        "search": "Suche", "search_hint": "Abschnitte, Regeln, Bezeichnungen, Zellen",
+        "found": "{n} gefunden", "shown": "die ersten {n} angezeigt",
+        "variants": "Varianten", "odds": "Geänderte Wahrscheinlichkeiten",
+        "odds_intro": "in den Lagen der Beispiele der Grundregeln",
+        "question": "Frage", "example": "Beispiel", "outcome": "Ergebnis",
+        "before": "vorher", "after": "nachher", "no_odds": "Keine Wahrscheinlichkeit ändert sich.",
+        "cell_notes": "Anmerkungen zu Zellen", "row": "Zeile",
+        "unexercised": "von keinem Beispiel geprüft",
     },
 }
 
@@ -55,10 +95,6 @@ _KIND_WORD = {
 
 _NAME_SPAN = re.compile(r'<span class="(n|nf|nc|nn|nv)">([^<]+)</span>')
 _COMMENT_LINE = re.compile(r"^\s*--")
-
-
-def _esc(s) -> str:
-    return html.escape(str(s), quote=True)
 
 
 def _kind_word(d) -> str:
@@ -141,6 +177,23 @@ class _Site:
     flagged: list = field(default_factory=list)      # [(kind, text, href, where)]
     note_ids: dict = field(default_factory=dict)     # id(Annotation) -> anchor id
     changes_by_decl: dict = field(default_factory=dict)   # decl name -> [Change]
+    unexercised: dict = field(default_factory=dict)  # (path, line, col) -> [why], unexercised
+
+    def anchor(self, note, page: str, where: str) -> str:
+        """The anchor of an annotation (made on first use; doubts and gaps are flagged)."""
+        anchor = self.note_ids.get(id(note))
+        if anchor is None:
+            anchor = f"n-{len(self.note_ids) + 1}"
+            self.note_ids[id(note)] = anchor
+            if note.kind in ("doubt", "gap"):
+                self.flagged.append((note.kind, note.text, f"{page}#{anchor}", where))
+        return anchor
+
+    def is_unexercised(self, loc) -> bool:
+        return (loc.path, loc.line, loc.col) in self.unexercised
+
+    def unexercised_why(self, loc) -> str:
+        return "; ".join(self.unexercised.get((loc.path, loc.line, loc.col)) or [])
 
     def ui(self, key: str) -> str:
         words = _UI.get(self.lang or "en", _UI["en"])
@@ -157,6 +210,17 @@ class _Site:
         if label is None:
             return fallback
         return label.show(fallback, self.lang)
+
+
+def _places(unexercised) -> dict:
+    """``unexercised`` as (path, line, col) -> [why]: given as Locs or (path, line, col)
+    tuples, in a set or in a mapping to what was never seen (``coverage.uncovered_locs``)."""
+    out: dict = {}
+    for place in unexercised or ():
+        key = (place.path, place.line, place.col) if hasattr(place, "path") else tuple(place)
+        why = unexercised[place] if isinstance(unexercised, dict) else []
+        out.setdefault(key, []).extend([why] if isinstance(why, str) else list(why or []))
+    return out
 
 
 def _page_names(model, sources_paths: list[str]) -> dict:
@@ -208,7 +272,7 @@ class _Highlighter:
         return result
 
 
-def _link_names(line_html: str, site: _Site, page: str, own: str | None, state: dict) -> str:
+def _link_names(line_html: str, site: _Site, page: str, own: str | None, state: dict) -> Markup:
     """Names of declarations become links to them (the declaration's own name stays)."""
     def repl(m):
         name = html.unescape(m.group(2))
@@ -218,30 +282,21 @@ def _link_names(line_html: str, site: _Site, page: str, own: str | None, state: 
         href = site.href(name, page)
         if href is None:
             return m.group(0)
-        return (f'<a class="xref" href="{_esc(href)}" title="{_esc(name)}">'
-                f"{m.group(0)}</a>")
-    return _NAME_SPAN.sub(repl, line_html)
+        return Markup('<a class="xref" href="{}" title="{}">{}</a>').format(
+            href, name, Markup(m.group(0)))
+    return Markup(_NAME_SPAN.sub(repl, line_html))     # Pygments' output, escaped by Pygments
 
 
 def _code_block(site: _Site, hl: _Highlighter, first, lines: list[str], page: str,
-                own: str | None = None, marks: dict | None = None) -> str:
+                own: str | None = None, marks: dict | None = None) -> dict:
     """A highlighted block numbered from ``first`` (or by the list of line numbers
-    ``first``); ``marks`` maps a line index to a CSS class (dropped, added)."""
+    ``first``); ``marks`` maps a line index to a CSS class (dropped, added).  The
+    template ``code`` draws it."""
     numbers = list(first) if isinstance(first, list) else \
         list(range(first, first + len(lines)))
     state: dict = {}
-    rows = []
     width = max((len(str(n)) for n in numbers), default=1)
-    for i, line_html in enumerate(hl.lines(lines)):
-        linked = _link_names(line_html, site, page, own, state)
-        number = f'<span class="linenos">{numbers[i]:>{width}}</span>'
-        cls = (marks or {}).get(i)
-        if cls == "dropped":
-            rows.append(f'{number}<del class="line dropped">{linked}</del>')
-        elif cls == "added":
-            rows.append(f'{number}<ins class="line added">{linked}</ins>')
-        else:
-            rows.append(number + linked)
-    return '<div class="highlight"><pre>' + "\n".join(rows) + "</pre></div>"
-
-
+    rows = [{"number": f"{numbers[i]:>{width}}", "mark": (marks or {}).get(i),
+             "html": _link_names(line_html, site, page, own, state)}
+            for i, line_html in enumerate(hl.lines(lines))]
+    return {"rows": rows}

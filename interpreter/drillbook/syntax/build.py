@@ -408,15 +408,44 @@ class Builder(Transformer_NonRecursive):
     def table(self, meta, name, params, returns, label, *body):
         rows = [b for b in body if isinstance(b, A.Row)]
         notes = [b for b in body if isinstance(b, A.Annotation)]
+        for row in rows:
+            self._place_row_notes(rows[0], row)
         t = A.TableDecl(self.loc(meta), str(name), params, returns, label or A.Label(), rows)
         return self._annotate(t, notes)
 
     @v_args(meta=True, inline=True)
-    def row(self, meta, *cells):
+    def row(self, meta, *items):
+        *cells, notes = items
         loc = self.loc(meta)
-        return A.Row(loc, [c if c is not None else A.Cell(self._between_bars(loc, i), "empty",
-                                                         None, [])
-                           for i, c in enumerate(cells)])
+        row = A.Row(loc, [c if c is not None else A.Cell(self._between_bars(loc, i), "empty",
+                                                        None, [])
+                          for i, c in enumerate(cells)])
+        row.pending = list(notes or [])
+        return row
+
+    def row_notes(self, items):
+        return list(items)
+
+    def row_note(self, items):
+        return ([], items[0])
+
+    def cell_note(self, items):
+        return (list(items[:-1]), items[-1])
+
+    @staticmethod
+    def _place_row_notes(header: A.Row, row: A.Row) -> None:
+        """Notes under a row go to the row, or to its cells in the columns they name."""
+        for keys, note in getattr(row, "pending", []):
+            if not keys:
+                row.annotations.append(note)
+            for loc, key in keys:
+                cols = [j for j, c in enumerate(header.cells) if j and _names_column(c, key)]
+                if not cols or cols[0] >= len(row.cells):
+                    heads = ", ".join(A.cell_source(c) for c in header.cells[1:])
+                    fail(loc, "E413", f"this table has no column '{key}'",
+                         f"its columns: {heads}")
+                row.cells[cols[0]].annotations.append(note)
+        row.__dict__.pop("pending", None)
 
     @staticmethod
     def _between_bars(row: Loc, index: int) -> Loc:
@@ -726,3 +755,12 @@ class Builder(Transformer_NonRecursive):
     @v_args(meta=True, inline=True)
     def list_lit(self, meta, *items):
         return self._deep(A.ListLit(self.loc(meta), [i for i in items if i is not None]))
+
+
+def _names_column(cell: A.Cell, key) -> bool:
+    """Does a header cell head the column ``key`` names (a name, a number, a number in a range)?"""
+    if cell.kind in ("name", "int"):
+        return cell.value == key
+    if cell.kind == "range" and isinstance(key, int):
+        return cell.value[0] <= key <= cell.value[1]
+    return False
