@@ -72,6 +72,15 @@ def test_none_in_arithmetic_stops_located(book):
     assert_located(res, "E604", "none", path="rulebook.drill", line=9)
 
 
+@pytest.mark.parametrize("question", ["sum(first(v for v from 1 to 0) for w from 1 to 2)",
+                                      "first(v for v from 1 to 0) + 1",
+                                      "-first(v for v from 1 to 0)"])
+def test_none_in_a_sum_stops_located(book, question):
+    book.write("rulebook.drill", 'section 1 "S"\n  define a -> Int = 1\n')
+    res = book.run("ask", "rulebook.drill", question)
+    assert_located(res, "E604", "none here", path="<question>")
+
+
 def test_product_beyond_the_limit_is_e521(book):
     book.write("rulebook.drill", """\
         section 1 "S"

@@ -17,11 +17,7 @@ MAX_WORK = 5_000_000              # rule calls and loop steps of one question (o
 MAX_DEPTH = 100                   # rules calling rules, `use` files using files, nested state
 MAX_FILE_BYTES = 16 * 1024 * 1024  # a rulebook or state file
 MAX_OUTPUT_BYTES = 64 * 1024 * 1024   # what one command prints
-MAX_ERRORS = 100                  # errors reported at once (the rest are counted)
 MAX_SECTION_DIGITS = 40           # characters of a section number
-
-CODES = {"E521": "number", "E522": "faces", "E523": "range", "E524": "depth",
-         "E525": "work", "E526": "file", "E527": "output"}
 
 
 def check_digits(text: str, loc: Loc, what: str = "this number") -> int:
@@ -38,12 +34,6 @@ def too_big(loc: Loc, value: int) -> None:
     fail(loc, "E521", f"this computes a number beyond the limit of {MAX_DIGITS} digits",
          "no rule of a game needs numbers this large: look for a rule that multiplies "
          "without end")
-
-
-def check_faces(low: int, high: int, loc: Loc) -> None:
-    if high - low + 1 > MAX_FACES:
-        fail(loc, "E522", f"this die has {high - low + 1} faces; the limit is {MAX_FACES}",
-             "a die of a game has a few faces; use a range type for a large number")
 
 
 def check_span(low: int, high: int, loc: Loc, what: str = "this range") -> None:

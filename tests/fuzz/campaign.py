@@ -23,8 +23,11 @@ from collections import Counter
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+# the interpreter under test: this checkout's, or another's (--interpreter, e.g. to replay
+# the campaign against an older main and collect the reproducers of what it got wrong)
+UNDER_TEST = os.environ.get("DRILLBOOK_FUZZ_INTERPRETER", str(HERE.parents[1] / "interpreter"))
 sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parents[1] / "interpreter"))
+sys.path.insert(0, UNDER_TEST)
 
 FOUND = HERE / "found"
 
@@ -33,8 +36,7 @@ def case_for(seed: int, kinds=None) -> dict:
     import gen
     rng = random.Random(seed)
     if kinds:
-        kind = kinds[seed % len(kinds)]
-        return gen.GENERATORS[kind](rng)
+        return gen.GENERATORS[rng.choice(kinds)](rng)
     return gen.any_case(rng)
 
 
@@ -121,9 +123,18 @@ def main(argv=None) -> int:
     ap.add_argument("--kinds", default="", help="comma-separated: question,cli-question,"
                     "rulebook,state,argv (default: all, weighted)")
     ap.add_argument("--no-shrink", action="store_true")
+    ap.add_argument("--shrink-seconds", type=float, default=30.0,
+                    help="time to shrink each distinct failure")
     ap.add_argument("--worker", nargs=3, type=float, metavar=("START", "STEP", "UNTIL"),
                     help=argparse.SUPPRESS)
+    ap.add_argument("--interpreter", metavar="DIR",
+                    help="fuzz the drillbook package under DIR (default: this checkout's)")
     args = ap.parse_args(argv)
+    if args.interpreter and os.environ.get("DRILLBOOK_FUZZ_INTERPRETER") != \
+            os.path.abspath(args.interpreter):
+        os.environ["DRILLBOOK_FUZZ_INTERPRETER"] = os.path.abspath(args.interpreter)
+        os.execv(sys.executable, [sys.executable, str(Path(__file__).resolve())] + [
+            a for a in (argv if argv is not None else sys.argv[1:])])
     kinds = [k for k in args.kinds.split(",") if k]
     if args.worker:
         worker(int(args.worker[0]), int(args.worker[1]), args.worker[2], kinds)
@@ -198,7 +209,7 @@ def main(argv=None) -> int:
         seed, f = first[sig]
         line = f"  {n:6d}  {sig}  (seed {seed})"
         if not args.no_shrink and f["kind"] != "crash":
-            small = shrink(case_for(seed, kinds), sig)
+            small = shrink(case_for(seed, kinds), sig, args.shrink_seconds)
             line += f" -> {save(small, f).relative_to(HERE.parents[1])}"
         print(line)
     return 1 if counts else 0

@@ -6,7 +6,7 @@ Every command line of a case must:
 - print each error as ``path:line:col: error[CODE]: message`` with the quoted source line and
   a caret, where the quoted line *is* that line of the input (split at ``\\n``, ``\\r\\n`` or
   ``\\r`` and nowhere else) and the caret stands at that column;
-- finish within ``SECONDS`` and ``MEMORY`` bytes more than the process had, and print at most
+- finish within ``SECONDS`` of CPU time (``WALL`` of wall clock) and ``MEMORY`` bytes more than the process had, and print at most
   ``OUTPUT`` characters.
 
 and, as the case asks (``oracles``): ``trace`` — asking with a trace (``--json``) and without
@@ -33,7 +33,8 @@ from pathlib import Path
 
 from gen import ROOT, opened
 
-SECONDS = 10
+SECONDS = 10            # of CPU time per command line
+WALL = 60               # of wall-clock time (several agents may share the cores)
 MEMORY = 1 << 30
 OUTPUT = 8 * 1024 * 1024
 
@@ -77,6 +78,7 @@ def _vm_bytes() -> int:
 def _bounded():
     """At most SECONDS of wall time and MEMORY more bytes of address space."""
     old_handler = signal.signal(signal.SIGALRM, _raise_timeout)
+    old_prof = signal.signal(signal.SIGPROF, _raise_timeout)
     soft, hard = resource.getrlimit(resource.RLIMIT_AS)
     want = _vm_bytes() + MEMORY
     if hard != resource.RLIM_INFINITY:
@@ -85,12 +87,15 @@ def _bounded():
         resource.setrlimit(resource.RLIMIT_AS, (want, hard))
     except (ValueError, OSError):
         pass
-    signal.setitimer(signal.ITIMER_REAL, SECONDS)
+    signal.setitimer(signal.ITIMER_PROF, SECONDS)        # CPU time: fair on a busy machine
+    signal.setitimer(signal.ITIMER_REAL, WALL)            # and a wall clock, for blocked reads
     try:
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.setitimer(signal.ITIMER_PROF, 0)
         signal.signal(signal.SIGALRM, old_handler)
+        signal.signal(signal.SIGPROF, old_prof)
         try:
             resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
         except (ValueError, OSError):
@@ -321,7 +326,7 @@ def run_case(case: dict) -> list[Failure]:
             again = run_cli(case["runs"][0], cwd)
             if (again.rc, again.out, again.err) != (runs[0].rc, runs[0].out, runs[0].err):
                 fails.append(Failure("seed", f"seed:{_shape(runs[0].argv)}",
-                                     f"{runs[0].argv}\nfirst:\n{runs[0].out[:1000]}{runs[0].err[:1000]}"
+                                     f"{runs[0].argv}\nexit {runs[0].rc}, then {again.rc}\nfirst:\n{runs[0].out[:1000]}{runs[0].err[:1000]}"
                                      f"\nthen:\n{again.out[:1000]}{again.err[:1000]}"))
         if "fmt" in oracles:
             for rel, text in (case.get("files") or {}).items():
@@ -364,14 +369,11 @@ def _opened(book: str, state: str | None):
     """A bundled rulebook opened once per process (load, check, compile), with one state."""
     key = (book, state)
     if key not in _OPENED:
-        from drillbook.errors import source_lines
         rb, st = opened(book, state)
         texts = {}
         for p in (ROOT / book).rglob("*"):
             if p.suffix in (".drill", ".yaml") and p.is_file():
-                rel = str(p.relative_to(ROOT))
-                if source_lines(rel) is not None:
-                    texts[rel] = p.read_text(encoding="utf-8")
+                texts[str(p.relative_to(ROOT))] = p.read_text(encoding="utf-8")
         _OPENED[key] = (rb, st, texts)
     return _OPENED[key]
 

@@ -243,7 +243,9 @@ class Questions:
                lambda: f"min({g(ty, d)}, {g(ty, d)})", lambda: f"max({g(ty, d)}, {g(ty, d)})",
                lambda: f"count({self.query(d)[1]})",
                lambda: f"sum({self.each(ty, d, lambda dd: g(ty, dd))})",
-               lambda: self.let(ty, d), lambda: f"len({self.list_each(d)})"]
+               lambda: self.let(ty, d), lambda: f"len({self.list_each(d)})",
+               lambda: f"first({self.each(ty, d, lambda dd: g(ty, dd))})",
+               lambda: f"{self.list_each(d)}[{g(ty, d)}]"]
         if self.v.dice:
             own.append(lambda: f"roll {self.pick(sorted(self.v.dice))}")
         if checks:
@@ -476,6 +478,19 @@ def _read(path: Path) -> str:
         return fh.read()
 
 
+def small_rulebook_case(rng: random.Random) -> dict:
+    """A small good rulebook of the tests, edited, checked and formatted (fast)."""
+    good = sorted(p.name for p in GOOD.glob("*.drill"))
+    text = _read(GOOD / rng.choice(good))
+    for _ in range(rng.randrange(1, 4)):
+        text = mutate_text(rng, text)
+    runs = [["check", "rulebook.drill"]]
+    if rng.random() < 0.2:
+        runs.append(["test", "rulebook.drill"])
+    return {"kind": "small-rulebook", "files": {"rulebook.drill": text}, "runs": runs,
+            "oracles": ["fmt"]}
+
+
 def rulebook_case(rng: random.Random) -> dict:
     books = bundled()
     if rng.random() < 0.25:                  # a small good rulebook of the tests
@@ -615,8 +630,12 @@ def argv_case(rng: random.Random) -> dict:
 
 GENERATORS = {"question": question_case,
               "cli-question": lambda rng: question_case(rng, cli=True),
-              "rulebook": rulebook_case, "state": state_case, "argv": argv_case}
-WEIGHTS = {"question": 40, "cli-question": 1, "rulebook": 4, "state": 1, "argv": 1}
+              "small-rulebook": small_rulebook_case, "rulebook": rulebook_case,
+              "state": state_case, "argv": argv_case}
+# questions and small rulebooks are cheap (milliseconds); whole bundled rulebooks and states
+# on the command line cost a second or more each on this machine
+WEIGHTS = {"question": 60, "small-rulebook": 20, "cli-question": 0.2, "rulebook": 0.6,
+           "state": 0.3, "argv": 1}
 
 
 def any_case(rng: random.Random) -> dict:

@@ -21,8 +21,8 @@ settings.register_profile("ci", **COMMON)
 settings.register_profile("dev", **COMMON)
 CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 # cases per generator: (ci, dev); about 3 minutes in all with CI=true on 2 shared cores
-BUDGET = {"question": (1500, 30), "cli-question": (8, 1), "rulebook": (35, 2),
-          "state": (12, 1), "argv": (60, 4)}
+BUDGET = {"question": (1500, 30), "small-rulebook": (400, 10), "cli-question": (6, 1),
+          "rulebook": (25, 1), "state": (10, 1), "argv": (60, 4)}
 
 
 def _examples(kind):
@@ -47,6 +47,12 @@ def test_well_typed_questions(rng):
 @given(st.randoms(use_true_random=False))
 def test_questions_on_the_command_line(rng):
     _run("cli-question", rng)
+
+
+@_examples("small-rulebook")
+@given(st.randoms(use_true_random=False))
+def test_mutated_small_rulebooks(rng):
+    _run("small-rulebook", rng)
 
 
 @_examples("rulebook")

@@ -292,7 +292,7 @@ class ExprCompiler:
         gen = _Gen(self.p)
         lines = ["def f(ctx, s):", "    r = 0"]
         for value, when in items:
-            v = gen.gen(value)
+            v = gen.val(value)                # none stops located (E604), not in `+=`
             if when is None:
                 lines.append(f"    r += {v}")
             else:
@@ -438,7 +438,9 @@ class _Gen:
         return (f"_marked({self.k(self.p.cell_marks_of(table))}, {key0}, {key1}, "
                 f"{self.k(mark)})")
 
-    def _each(self, each: A.Each) -> str:
+    def _each(self, each: A.Each, number: bool = False) -> str:
+        """``(element) for s[i] in source if cond``; with ``number``, an element that is none
+        stops located (E604) before it is added."""
         slot = int(each.ref)
         self.plain += 1
         where = self.k(each.loc)
@@ -448,10 +450,11 @@ class _Gen:
             source = f"_items(ctx, {self.val(each.items, 'the list')}, {where})"
         self.plain -= 1
         cond = f" if ({self.gen(each.cond)})" if each.cond is not None else ""
-        return f"({self.gen(each.element)}) for s[{slot}] in {source}{cond}"
+        element = self.val(each.element) if number else self.gen(each.element)
+        return f"({element}) for s[{slot}] in {source}{cond}"
 
     def _builtin_sum(self, e):
-        return f"sum({self._each(e.args[0])})"
+        return f"sum({self._each(e.args[0], number=True)})"
 
     def _builtin_first(self, e):
         return f"next(({self._each(e.args[0])}), None)"
