@@ -251,3 +251,68 @@ def test_two_variants_patching_the_rule_differently_clash(tmp_path, capsys):
     assert code == 1
     assert "zz-by-three.drill:3:1: error[E903]: clash: two variants patch 'heavy_crew_loss'" in err
     assert "failed-by-four.drill:7:1: note: the other patch" in err
+
+
+# ------------------------------------------------------------------ the table (issue 9)
+TABLE = BFS / "states" / "table.yaml"
+
+
+def effects_of(out: str) -> list[str]:
+    block = out.split("Effects on the game state, in order:")[1].split("Rules cited:")[0]
+    return [x.strip() for x in block.strip().splitlines()]
+
+
+def test_the_table_is_a_real_board_of_a_dozen_units():
+    text = TABLE.read_text(encoding="utf-8")
+    units = text.split("Unit:")[1].split("Wagon:")[0]
+    assert len([l for l in units.splitlines() if l.startswith("  ") and "at: [" in l]) >= 12
+
+
+def test_explosion_hits_every_unit_and_wagon_within_5_cm_each_logged_with_its_section(capsys):
+    code, out, err = run(capsys, "explain", BFS, "take_ammunition(musketeers, powder)",
+                         "--state", TABLE, "--roll", "d10=10,9")
+    assert code == 0, err
+    assert effects_of(out) == [
+        "- powder is removed (§7.14 Ammunition Wagons)",
+        "- musketeers.strength: 6 → 5 (§7.14 Ammunition Wagons)",
+        "- cossack_horse.strength: 5 → 4 (§7.14 Ammunition Wagons)",
+        "- cart.structure: 2 → 1 (§7.14 Ammunition Wagons)",
+    ]
+
+
+def test_the_explosion_follows_the_positions(capsys, tmp_path):
+    # the Cossack horse 5 cm from the powder wagon is hit; 1 cm further it is not
+    moved = tmp_path / "table.yaml"
+    moved.write_text(TABLE.read_text(encoding="utf-8").replace("at: [47, 16]", "at: [48, 16]"),
+                     encoding="utf-8")
+    code, out, err = run(capsys, "explain", BFS, "take_ammunition(musketeers, powder)",
+                         "--state", moved, "--roll", "d10=10,9")
+    assert code == 0, err
+    assert not any("cossack_horse" in line for line in effects_of(out))
+    assert "- musketeers.strength: 6 → 5 (§7.14 Ammunition Wagons)" in effects_of(out)
+
+
+def test_basic_move_distance_and_closest_target_come_from_positions(capsys, tmp_path):
+    code, out, err = run(capsys, "ask", BFS, "may_take_ammunition(musketeers, powder)",
+                         "--state", TABLE, "--option", "ammunition_rules")
+    assert code == 0 and out.strip() == "allowed", (out, err)
+    far = tmp_path / "far.yaml"
+    far.write_text(TABLE.read_text(encoding="utf-8").replace("at: [40, 8]", "at: [40, 0]"),
+                   encoding="utf-8")
+    code, out, err = run(capsys, "ask", BFS, "may_take_ammunition(musketeers, powder)",
+                         "--state", far, "--option", "ammunition_rules")
+    assert out.startswith("refused:") and "basic Move distance" in out, out
+    # the dragoons' closest target is the Cossack horse: the powder wagon may not be
+    # chosen with a Command Point (§7.14); the cart may
+    code, out, err = run(capsys, "explain", BFS, "may_target(shoot_powder)", "--state", TABLE)
+    assert out.startswith("Question") and "Ruling: no" in out and "§7.14" in out, out
+    code, out, err = run(capsys, "ask", BFS, "may_target(shoot_cart)", "--state", TABLE)
+    assert out.strip() == "yes", out
+
+
+def test_relation_flags_the_positions_decide_are_gone():
+    text = "\n".join(p.read_text(encoding="utf-8") for p in BFS.rglob("*.drill"))
+    assert "bases_within_5cm" not in text and "closest: Bool" not in text
+    # contact needs Base sizes the seed does not give: kept as an input, marked gap
+    base = (BFS / "base.drill").read_text(encoding="utf-8")
+    assert re.search(r'gap "contact \(Unit\.behind.*needs the sizes of Bases', base)

@@ -154,3 +154,69 @@ def test_odds_of_contact_follow_the_optional_roll(capsys):
     import json
     outcomes = {o["outcome"]: o["fraction"] for o in json.loads(out)["outcomes"]}
     assert outcomes == {"yes": "1/2", "no": "1/2"}
+
+
+# ------------------------------------------------------------------ the table (issue 9)
+TABLE = STATES / "table.yaml"
+
+
+def ask(capsys, question, state=TABLE, *extra):
+    code, out, err = run(capsys, "ask", GDB, question, "--state", state, *extra)
+    assert code == 0, err
+    return out.strip()
+
+
+def test_the_table_is_a_real_board_of_a_dozen_units():
+    units = TABLE.read_text(encoding="utf-8").split("Unit:")[1].split("ChargeLane:")[0]
+    assert len([l for l in units.splitlines() if "at: [" in l and "facing:" in l]) >= 12
+
+
+def test_distances_and_the_arc_come_from_positions(capsys, tmp_path):
+    assert ask(capsys, "may_charge(fr_18e, tomsk, Charge)") == "allowed"
+    # the 4e stands 27 cm from its brigadier, and a wood (the one gap-marked input) blocks its
+    # view of the jägers: both refuse, each with its section
+    out = ask(capsys, "may_charge(fr_4e, jaegers, Charge)")
+    assert out.startswith("refused: §6.1.1 ") and "§6.1.4 " in out and out.count("§") == 2
+    # the brigadier rides up to the 4e: the radius no longer refuses
+    near = tmp_path / "near.yaml"
+    near.write_text(TABLE.read_text(encoding="utf-8").replace("at: [25, -9]", "at: [45, -8]"),
+                    encoding="utf-8")
+    out = ask(capsys, "may_charge(fr_4e, jaegers, Charge)", near)
+    assert "§6.1.1" not in out and "§6.1.4" in out
+    # the 18e turns 30° away: its target leaves the 22° arc (6.1.5 and 6.1.6)
+    turned = tmp_path / "turned.yaml"
+    turned.write_text(TABLE.read_text(encoding="utf-8").replace(
+        "at: [20, 0], facing: 0", "at: [20, 0], facing: 30"), encoding="utf-8")
+    out = ask(capsys, "may_charge(fr_18e, tomsk, Charge)", turned)
+    assert out.startswith("refused: §6.1.5 ") and "§6.1.6 " in out
+
+
+def test_halt_feeds_back_the_halted_chargers_may_not_charge(capsys):
+    args = ("--choice", "reaction=Stand", "--choice", "charger_result=Halt")
+    assert ask(capsys, "after charge_sequence(fr_18e, tomsk): fr_18e.test_result", TABLE,
+               *args) == "Halt"
+    assert ask(capsys, "after charge_sequence(fr_18e, tomsk): may_charge(fr_18e, tomsk, Charge).allowed",
+               TABLE, *args) == "no"
+    assert ask(capsys, "after charge_sequence(fr_18e, tomsk): violates(may_charge(fr_18e, tomsk, Charge), not_halted)",
+               TABLE, *args) == "yes"
+
+
+def test_a_halted_unit_is_refused_citing_6_5_4(capsys, tmp_path):
+    halted = tmp_path / "halted.yaml"
+    halted.write_text(TABLE.read_text(encoding="utf-8").replace(
+        "attack_order: true, charge_move: 20,", "attack_order: true, test_result: Halt, charge_move: 20,"),
+        encoding="utf-8")
+    out = ask(capsys, "may_charge(fr_18e, tomsk, Charge)", halted)
+    assert out.startswith("refused: §6.5.4 ") and "Halt" in out and out.count("§") == 1
+    # and the charge sequence stops at the declaration
+    code, out, err = run(capsys, "run", GDB, "charge_sequence(fr_18e, tomsk)", "--state", halted)
+    assert code == 0, err
+    assert "the procedure stops here" in out and "fr_18e.charging" not in out
+
+
+def test_relation_flags_the_positions_decide_are_gone():
+    text = "\n".join(p.read_text(encoding="utf-8") for p in GDB.rglob("*.drill"))
+    for flag in ("commander_distance", "within_arc", "ChargePath", "line_of_sight:", "needs_turn", "straight_run:"):
+        assert flag not in text, flag
+    # line of sight over terrain has no geometry in the seed: an input, marked gap
+    assert re.search(r'gap "sight_blocked: line of sight over terrain', text)

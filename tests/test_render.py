@@ -842,3 +842,12 @@ def test_a_doubt_on_a_variants_changed_cell_flags_that_cell(tmp_path):
     assert {"doubt", "changed"} <= red.classes
     flag = red.find("a", cls="cell-flag")
     assert pages["redline.html"].by_id(flag.attrs["href"][1:]) is not None
+
+
+def test_a_set_cell_is_shown_as_printed_with_its_levels_labels(tmp_path):
+    from conftest import TESTS, run_cli
+    out = tmp_path / "site"
+    r = run_cli("render", str(TESTS / "good" / "board_hex.drill"), "-o", str(out))
+    assert r.rc == 0, r.err
+    page = (out / "board_hex.html").read_text(encoding="utf-8")
+    assert "Front or Flank" in page and "[&#39;Front&#39;" not in page and "['Front'" not in page

@@ -23,6 +23,9 @@ def _cell_source(cell: A.Cell, sources: _Sources) -> str | None:
     return text or None
 
 
+_OR = {"en": " or ", "ru": " или ", "de": " oder "}
+
+
 def _cell_value(cell: A.Cell, model, lang, sources: _Sources, field_labels=None) -> str:
     if cell.kind == "na":
         return "—"
@@ -39,6 +42,10 @@ def _cell_value(cell: A.Cell, model, lang, sources: _Sources, field_labels=None)
         if raw is not None and raw.lstrip("+-").isdigit() and int(raw) == cell.value:
             return raw                     # as printed: "+1" keeps its sign
         return str(cell.value)
+    if cell.kind == "set":                  # Front or Flank: each level by its label
+        return _OR.get(lang or "en", " or ").join(
+            _cell_value(A.Cell(cell.loc, "name", name, []), model, lang, sources)
+            for name in cell.value)
     if cell.kind == "name":
         if field_labels and cell.value in field_labels:
             return field_labels[cell.value]
