@@ -394,3 +394,15 @@ def test_limits_are_documented_with_their_codes():
     for value in (limits.MAX_DIGITS, limits.MAX_FACES, limits.MAX_DICE, limits.MAX_DEPTH):
         assert str(value) in doc
     assert f"{limits.MAX_RANGE:,}" in doc and f"{limits.MAX_WORK:,}" in doc
+
+
+def test_the_same_seed_gives_the_same_output_across_processes_and_hash_seeds():
+    outs = set()
+    for hash_seed in ("0", "1", "12345"):
+        env = dict(os.environ, PYTHONHASHSEED=hash_seed, PYTHONPATH=str(ROOT / "interpreter"))
+        p = subprocess.run([sys.executable, "-m", "drillbook", "explain", str(MP),
+                            "morale_check(pikes)", "--state", str(MP_STATE), "--seed", "7"],
+                           capture_output=True, text=True, env=env, timeout=120)
+        assert p.returncode == 0, p.stderr
+        outs.add(p.stdout)
+    assert len(outs) == 1

@@ -20,7 +20,7 @@ from .errors import Diagnostic, DrillError, Loc, did_you_mean, fail, remember_so
 from .files import read_text
 from .geometry import parse_number
 from .limits import MAX_DEPTH, MAX_DIGITS, too_deep
-from .lines import normalize, position
+from .lines import normalize, position, split_lines
 from .runtime import Entity, State
 
 
@@ -67,6 +67,9 @@ def _at(path: str, index: int) -> Loc:
     the error quotes count them (YAML would also end lines at U+2028 and friends)."""
     text = _TEXTS.get(path, "")
     line, col = position(text, min(index, len(text)))
+    lines = split_lines(text)
+    if line > len(lines):             # the end of the file: after its last line's text
+        line, col = len(lines), len(lines[-1]) + 1
     return Loc(path, line, col)
 
 
