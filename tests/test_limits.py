@@ -40,6 +40,20 @@ def test_walrus_never_in_a_for_iterable():
     assert res.rc in (0, 1), res.err
 
 
+def test_walrus_never_in_a_list_of_things(book):
+    book.write("rulebook.drill", """\
+        section 1 "S"
+          record U
+            near: list of U
+            other: U?
+        """)
+    (book.root / "s.yaml").write_text("U:\n  a: {near: [a], other: a}\n", encoding="utf-8")
+    for q in ("len(a.other.near)", "set a.near to [a.other, a]"):
+        res = book.run("ask", "rulebook.drill", q, "--state", "s.yaml")
+        assert_no_traceback(res)
+        assert res.rc == 0, res.err
+
+
 def test_flat_sum_is_generated_once_per_term(monkeypatch):
     from drillbook.compile import codegen
     from drillbook.evaluate import Rulebook

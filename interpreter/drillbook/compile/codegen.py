@@ -248,6 +248,17 @@ def _fld(ent, name, loc, what):
     return ent.fields[name]
 
 
+def _things(ctx, ids):
+    """The things a list field names (a helper, not a comprehension in the generated code:
+    its iterable may hold an assignment expression, which Python refuses there)."""
+    ents = ctx.state.entities
+    return tuple(ents.get(i) for i in ids)
+
+
+def _ids(things):
+    return tuple(None if x is None else x.id for x in things)
+
+
 def _rid(ent):
     return None if ent is None else ent.id
 
@@ -389,7 +400,7 @@ class _Gen:
             plain = (f"({t}.fields[{self.k(e.name)}] if ({t} := {sub}) is not None "
                      f"else _none({self.k(e.loc)}, {what}))")
         if ftype.kind == "list" and ftype.inner.kind == "record":
-            return f"tuple(ctx.state.entities.get(_i) for _i in {plain})"
+            return f"_things(ctx, {plain})"
         if ftype.kind != "record":
             return plain
         return f"_deref(ctx, {plain})"
@@ -599,7 +610,7 @@ class _Gen:
         if target.kind == "record":
             value = f"_rid({value})"
         elif target.kind == "list" and target.inner.kind == "record":
-            value = f"tuple(_x.id for _x in {value})"
+            value = f"_ids({value})"
         return (f"(_Effect('set', {self._target(e.target)}, {self.k(e.target.name)}, {value}, "
                 f"{self.k(e.loc)}),)")
 
