@@ -27,11 +27,25 @@ TABLE = {  # 5.7, rows = current order, columns = desired order
 }
 
 
+def _cube(col: int, row: int) -> tuple:
+    """Odd columns half a hex lower (the rulebook's board)."""
+    return col, row - (col - (col & 1)) // 2
+
+
+def _hexes(a: tuple, b: tuple) -> int:
+    (x1, z1), (x2, z2) = _cube(*a), _cube(*b)
+    return max(abs(x1 - x2), abs(z1 - z2), abs((x1 + z1) - (x2 + z2)))
+
+
 def by_hand(w: dict, desired: str, roll: int) -> bool:
+    """The same decision from the same positions: WC at 0505, the AC at 0505 or 0508, an enemy
+    unit at 0504 when the case has one."""
+    wc_at = (5, 5)
     drm = w["rating"]
-    if w["ac_rating"] is not None and w["ac_near"]:
+    if w["ac_rating"] is not None and _hexes((5, 5) if w["ac_near"] else (5, 8), wc_at) <= 1:
         drm += w["ac_rating"]
-    if w["adjacent"]:
+    enemies = [(5, 4)] if w["adjacent"] else []
+    if any(_hexes(e, wc_at) == 1 for e in enemies):
         drm += 1
     if w["cavalry"] and desired == "Charge":
         drm -= 1
@@ -61,25 +75,37 @@ def random_cases(n: int, seed: int):
 
 
 def to_state(rb, w):
+    """The wing as a board: the WC at 0505, the AC stacked with him or three hexes away, and
+    (when the case says the WC is adjacent to the enemy) a Normal enemy unit at 0504."""
     lv = rb.program.levels
+    at = rb.program.board.position
+    first = next(x for x in lv["Side"] if x.name == "FirstSide")
+    second = next(x for x in lv["Side"] if x.name == "SecondSide")
+    normal = next(x for x in lv["MoraleState"] if x.name == "Normal")
     ents, by_type = {}, {"Leader": ["wc"], "Wing": ["w"], "Unit": []}
-    ents["wc"] = Entity("Leader", "wc", {"rating": w["rating"], "adjacent_to_enemy": w["adjacent"],
-                                         "no_continue": False, "removed": False, "with_unit": None})
+    ents["wc"] = Entity("Leader", "wc", {"rating": w["rating"], "side": first, "at": at(5, 5),
+                                         "no_continue": False, "removed": False})
     ac = None
     if w["ac_rating"] is not None:
         ac = "ac"
         by_type["Leader"].append("ac")
-        ents["ac"] = Entity("Leader", "ac", {"rating": w["ac_rating"], "adjacent_to_enemy": False,
-                                             "no_continue": False, "removed": False,
-                                             "with_unit": None})
+        ents["ac"] = Entity("Leader", "ac", {"rating": w["ac_rating"], "side": first,
+                                             "at": at(5, 5) if w["ac_near"] else at(5, 8),
+                                             "no_continue": False, "removed": False})
     order = next(x for x in lv["Order"] if x.name == w["order"])
-    ents["w"] = Entity("Wing", "w", {"order": order, "commander": "wc", "army_commander": ac,
-                                     "army_commander_near": w["ac_near"], "cavalry": w["cavalry"]})
+    ents["w"] = Entity("Wing", "w", {"order": order, "side": first, "commander": "wc",
+                                     "army_commander": ac, "cavalry": w["cavalry"]})
     for i, m in enumerate(w["units"]):
         uid = f"u{i}"
         by_type["Unit"].append(uid)
-        ents[uid] = Entity("Unit", uid, {"wing": "w", "morale": next(
+        ents[uid] = Entity("Unit", uid, {"wing": "w", "at": None, "morale": next(
             x for x in lv["MoraleState"] if x.name == m)})
+    if w["adjacent"]:
+        by_type["Wing"].append("foe")
+        ents["foe"] = Entity("Wing", "foe", {"order": order, "side": second, "commander": "wc",
+                                             "army_commander": None, "cavalry": False})
+        by_type["Unit"].append("enemy")
+        ents["enemy"] = Entity("Unit", "enemy", {"wing": "foe", "at": at(5, 4), "morale": normal})
     return State(ents, {k: tuple(v) for k, v in by_type.items()})
 
 

@@ -79,17 +79,15 @@ def to_state(rb, hexes, sides, paths):
         ents[ident] = Entity("Hexside", ident, {"a": hid[a], "b": hid[b], "gentle_slope": False,
                                                 "terrain": lv[("HexsideTerrain", terrain)]})
         by_type["Hexside"].append(ident)
-    ents["wc"] = Entity("Leader", "wc", {"rating": 0, "adjacent_to_enemy": False,
-                                         "no_continue": False, "removed": False, "with_unit": None})
+    ents["wc"] = Entity("Leader", "wc", {"rating": 0, "side": lv[("Side", "FirstSide")],
+                                         "at": None, "no_continue": False, "removed": False})
     ents["w"] = Entity("Wing", "w", {"order": lv[("Order", "MakeReady")], "commander": "wc",
-                                     "army_commander": None, "army_commander_near": False,
-                                     "cavalry": False})
+                                     "side": lv[("Side", "FirstSide")], "active": False,
+                                     "army_commander": None, "cavalry": False})
     ents["pikes"] = Entity("Unit", "pikes", {
         "class": lv[("UnitClass", "HeavyInfantry")], "wing": "w", "printed_morale": 7,
         "morale": lv[("MoraleState", "Normal")], "formation": lv[("Formation", "FormationNormal")],
-        "hits": 0, "casualty_threshold": None, "on_map": True,
-        "wing_commander": lv[("Proximity", "Apart")], "army_commander": lv[("Proximity", "Apart")],
-        "leader": None, "stacked_with": None})
+        "hits": 0, "casualty_threshold": None, "at": None, "facing": None})
     for n, path in enumerate(paths):
         ident = f"m{n}"
         ents[ident] = Entity("Move", ident, {"unit": "pikes", "path": tuple(hid[h] for h in path),

@@ -111,3 +111,10 @@ def test_pygments_lexes_each_keyword_as_one_keyword_token(word):
     ttype, value = tokens[2]
     assert value == word
     assert ttype in Keyword or ttype in Operator.Word or ttype is Name.Constant, ttype
+
+
+def test_completion_keywords_equal_the_grammars():
+    from drillbook.lsp.complete import KEYWORDS
+    lark, offered = grammar_keywords(), set(KEYWORDS)
+    assert offered == lark, _diff("the Lark grammar", lark, "the language server's completion "
+                                  "(drillbook.lsp.complete.KEYWORDS)", offered)

@@ -81,7 +81,7 @@ def test_check_lists_doubts_with_sections(capsys):
     code, out, _ = run(capsys, "check", MP, "--doubts")
     assert code == 0
     assert re.search(r"orders\.drill:\d+:\d+: doubt \(§5\.7\)", out)
-    assert re.search(r"morale\.drill:\d+:\d+: gap \(§12\.5\)", out)
+    assert re.search(r"morale\.drill:\d+:\d+: gap \(§12\.5\.1\)", out)
 
 
 def test_lost_values_stay_visible_gaps(capsys):

@@ -26,7 +26,7 @@ class Label:
 @dataclass
 class Annotation:
     loc: Loc
-    kind: str          # source | doubt | note | gap
+    kind: str          # source | doubt | note | gap | numbered
     text: str
     label: Label | None = None
 
@@ -500,6 +500,11 @@ class Section:
 
     def cite(self, lang: str | None = None) -> str:
         return f"{self.number} {self.label.show('', lang)}".strip()
+
+    @property
+    def numbered_by_rulebook(self) -> str | None:
+        """Why the number is the rulebook's own (the source prints none), or None."""
+        return next((a.text for a in self.annotations if a.kind == "numbered"), None)
 
 
 @dataclass(eq=False)

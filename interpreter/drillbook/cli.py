@@ -106,6 +106,9 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("base", help="the base rulebook")
     d.add_argument("variant", nargs="+", help="one or more variant files, applied in order")
     d.add_argument("--json", action="store_true")
+
+    ls = sub.add_parser("lsp", help="run the language server for editors (LSP over stdio)")
+    ls.add_argument("--stdio", action="store_true", help="talk over stdin/stdout (the default)")
     return p
 
 
@@ -382,6 +385,15 @@ def cmd_diff(args, argv) -> int:
 COMMANDS = {"check": cmd_check, "test": cmd_test, "ask": cmd_ask, "explain": cmd_explain,
             "odds": cmd_odds, "diff": cmd_diff, "run": cmd_run, "render": cmd_render,
             "fmt": cmd_fmt}
+
+
+def cmd_lsp(args, argv) -> int:
+    from .lsp import serve           # imported here: only the server pays for pygls
+    serve()
+    return 0
+
+
+COMMANDS["lsp"] = cmd_lsp
 
 
 if __name__ == "__main__":

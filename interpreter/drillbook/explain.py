@@ -29,6 +29,13 @@ class _InSection:
         self.section = section
 
 
+def cite_section(sec, lang=None) -> str:
+    """A section as the list of rules cited names it; a number the source does not print
+    (the rulebook's own) says so."""
+    own = " " + say(lang, "own_number") if sec.numbered_by_rulebook else ""
+    return sec.cite(lang) + own
+
+
 def cite(decl, lang=None) -> str:
     sec = getattr(decl, "section", None)
     if sec is None:
@@ -90,7 +97,7 @@ def ruling(answer, lang=None) -> str:
     secs = sections_of(answer.trace)
     if secs:
         lines.append("")
-        lines.append(say(lang, "cited", s="; ".join(s.cite(lang) for s in secs)))
+        lines.append(say(lang, "cited", s="; ".join(cite_section(s, lang) for s in secs)))
     return "\n".join(lines)
 
 
@@ -254,7 +261,7 @@ def event_log(answer, lang=None) -> str:
     lines.append(say(lang, "dice", d=_dice(answer.dice, lang) or say(lang, "none_dice")))
     secs = sections_of(answer.trace)
     if secs:
-        lines.append(say(lang, "cited", s="; ".join(s.cite(lang) for s in secs)))
+        lines.append(say(lang, "cited", s="; ".join(cite_section(s, lang) for s in secs)))
     return "\n".join(lines)
 
 
@@ -330,7 +337,8 @@ def answer_json(answer) -> dict:
            "shown": show(answer.value),
            "dice": [{"die": d, "face": f, "how": how} for d, f, how in answer.dice],
            "trace": [trace_json(c) for c in answer.trace.children] if answer.trace else [],
-           "sections": [{"number": s.number, "title": s.label.text}
+           "sections": [{"number": s.number, "title": s.label.text,
+                         "numbered_by_rulebook": s.numbered_by_rulebook is not None}
                         for s in (sections_of(answer.trace) if answer.trace else [])]}
     if answer.new_state is not None:
         out["effects"] = [text for _, text in answer.log]

@@ -28,7 +28,7 @@ KEYWORDS = frozenset("""
     add after and at axial board capped change check choose clamped columns combine default
     define die doubt drop each edition else enum even example exception expect faces false for
     from gap given hex if in is languages least let list marker modifiers most none not note
-    nothing odd of option or rows
+    nothing numbered odd of option or rows
     procedure record remove replace require requirements roll rulebook scale section set
     source step stop switch table then to true use variant when where with within
 """.split())

@@ -5,7 +5,9 @@ relative to the file that names them and may never leave the rulebook's root fol
 """
 from __future__ import annotations
 
+import contextlib
 import os
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 from . import ast as A
@@ -56,6 +58,31 @@ def display_path(path: str) -> str:
     return path if rel.startswith("..") else rel
 
 
+# Where files come from while loading: the disk, or (for an editor) its unsaved texts and
+# a parser that re-reads only what changed.  None: the disk and the one parser.
+_SOURCES: ContextVar = ContextVar("drillbook_sources", default=None)
+
+
+@contextlib.contextmanager
+def reading_from(read, parse):
+    """Within this block, loading reads files with ``read(path, loc) -> text`` and parses
+    them with ``parse(shown_path, text) -> SourceFile`` (the language server's texts)."""
+    token = _SOURCES.set((read, parse))
+    try:
+        yield
+    finally:
+        _SOURCES.reset(token)
+
+
+def read_and_parse(path: str, shown: str, loc: Loc) -> A.SourceFile:
+    """One file of a rulebook or a variant, read and parsed."""
+    sources = _SOURCES.get()
+    if sources is None:
+        return parse_file(shown, read_text(path, loc))
+    read, parse = sources
+    return parse(shown, read(path, loc))
+
+
 def load(path: str, where: Loc | None = None) -> Loaded:
     """Parse the rulebook at ``path`` and every file it uses."""
     main_path = resolve_main(path, where)
@@ -73,8 +100,7 @@ def load(path: str, where: Loc | None = None) -> Loaded:
         if real in seen:
             return
         shown = display_path(file_path)
-        text = read_text(file_path, via or Loc("<command line>"))
-        parsed = parse_file(shown, text)
+        parsed = read_and_parse(file_path, shown, via or Loc("<command line>"))
         if via is not None and parsed.header is not None:
             fail(Loc(shown, parsed.header.loc.line, parsed.header.loc.col), "E013",
                  "only the main file of a rulebook has a 'rulebook' header",

@@ -20,8 +20,7 @@ from dataclasses import dataclass
 
 from . import ast as A
 from .errors import Diagnostic, DrillError, Loc, did_you_mean, fail, source_line
-from .loader import Loaded, display_path, load, read_text, resolve_main
-from .syntax import parse_file
+from .loader import Loaded, display_path, load, read_and_parse, resolve_main
 
 
 def is_variant(path: str) -> bool:
@@ -63,8 +62,7 @@ def parse_variant(path: str, where: Loc | None = None) -> A.SourceFile:
         fail(where or Loc("<command line>"), "E010", f"{path!r} names no variant file",
              "give the path of a variant file")
     shown = display_path(path)
-    text = read_text(path, where or Loc("<command line>"))
-    parsed = parse_file(shown, text)
+    parsed = read_and_parse(path, shown, where or Loc("<command line>"))
     if parsed.header is None or parsed.header.base is None:
         fail(Loc(shown), "E901", "a variant file starts with: variant \"Title\" of \"path\"")
     if parsed.uses:

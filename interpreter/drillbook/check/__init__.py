@@ -92,6 +92,11 @@ class Checker:
             self.labels(sec.label, sec.loc, langs)
             for d in sec.items:
                 self.labels(getattr(d, "label", None), d.loc, langs)
+                for note in getattr(d, "annotations", []):
+                    if note.kind == "numbered":
+                        self.error(note.loc, "E323", "'numbered' says a section's number is the "
+                                   "rulebook's own; it belongs to the section, not to "
+                                   f"{d.a_what}", "move it under the section line")
                 if isinstance(d, A.ExampleDecl):
                     m.examples.append(d)
                     continue

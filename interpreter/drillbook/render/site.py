@@ -20,7 +20,8 @@ _UI = {
     "en": {
         "contents": "Contents", "edition": "Edition", "languages": "Languages",
         "doubts": "Doubts and gaps", "doubt": "doubt", "gap": "gap", "note": "note",
-        "source": "source", "none_doubts": "No doubts or gaps.", "index": "Contents",
+        "source": "source", "numbered": "numbered by this rulebook",
+        "none_doubts": "No doubts or gaps.", "index": "Contents",
         "files": "Files", "section": "Section", "legend": "Markers",
         "modifiers": "Die-roll modifiers", "when": "when", "exceptions": "Exceptions",
         "exception_to": "exception to", "redline": "Redline", "base": "Base",
@@ -42,7 +43,7 @@ _UI = {
     "ru": {
         "contents": "Содержание", "edition": "Издание", "languages": "Языки",
         "doubts": "Сомнения и пробелы", "doubt": "сомнение", "gap": "пробел",
-        "note": "примечание", "source": "источник", "none_doubts": "Сомнений и пробелов нет.",
+        "note": "примечание", "source": "источник", "numbered": "номер этого свода", "none_doubts": "Сомнений и пробелов нет.",
         "index": "Содержание", "files": "Файлы", "section": "Раздел", "legend": "Сноски",
         "modifiers": "Модификаторы броска", "when": "если", "exceptions": "Исключения",
         "exception_to": "исключение из", "redline": "Правка", "base": "Основа",
@@ -64,7 +65,7 @@ _UI = {
     "de": {
         "contents": "Inhalt", "edition": "Ausgabe", "languages": "Sprachen",
         "doubts": "Zweifel und Lücken", "doubt": "Zweifel", "gap": "Lücke", "note": "Anmerkung",
-        "source": "Quelle", "none_doubts": "Keine Zweifel, keine Lücken.", "index": "Inhalt",
+        "source": "Quelle", "numbered": "Nummer dieses Regelwerks", "none_doubts": "Keine Zweifel, keine Lücken.", "index": "Inhalt",
         "files": "Dateien", "section": "Abschnitt", "legend": "Fußnoten",
         "modifiers": "Würfelmodifikatoren", "when": "wenn", "exceptions": "Ausnahmen",
         "exception_to": "Ausnahme zu", "redline": "Änderungen", "base": "Grundregeln",

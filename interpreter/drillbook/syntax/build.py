@@ -122,6 +122,10 @@ class Builder(Transformer_NonRecursive):
         return A.Annotation(self.loc(meta), "doubt", _unquote(text))
 
     @v_args(meta=True, inline=True)
+    def numbered(self, meta, text):
+        return A.Annotation(self.loc(meta), "numbered", _unquote(text))
+
+    @v_args(meta=True, inline=True)
     def gap(self, meta, text):
         return A.Annotation(self.loc(meta), "gap", _unquote(text))
 

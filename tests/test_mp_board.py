@@ -1,0 +1,107 @@
+"""Musket & Pike on a real board (states/board.yaml): reactions decided from positions and
+facing (9), a leader's adjacency to an enemy unit that is not Morale Broken (5.7), the
+hand-set relation flags gone (issue 9)."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from drillbook.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+MP = ROOT / "rulebooks" / "musket-and-pike"
+BOARD = MP / "states" / "board.yaml"
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_may_react_works_out_sector_and_distance_and_cites_9(capsys):
+    code, out, err = run(capsys, "explain", MP, "may_react(pikes, VoluntaryHedgehog, lancers)",
+                         "--state", BOARD)
+    assert code == 0, err
+    assert "Ruling: yes" in out
+    assert "(u = pikes, mover = lancers) is Flank (§9 Reaction)" in out
+    assert "(u = pikes, p = 0705) is Flank (§6.1 Facing)" in out
+    assert "hexes between the two units (u = pikes, mover = lancers) is 1 (§9 Reaction)" in out
+    assert "sectors Front or Flank, distance 1-2" in out
+
+
+def test_how_a_unit_may_react_lists_every_reaction_the_chart_allows(capsys):
+    code, out, err = run(capsys, "ask", MP, "reactions(pikes, lancers)", "--state", BOARD)
+    assert code == 0, err
+    assert out.strip() == "[ReactionFire, FacingChange, VoluntaryHedgehog, Withdraw]"
+    # the same cavalry two hexes off the tercio's flank: only the voluntary hedgehog and withdraw
+    code, out, err = run(capsys, "ask", MP, "reactions(tercio, lancers)", "--state", BOARD)
+    assert code == 0, err
+    assert out.strip() == "[VoluntaryHedgehog, Withdraw]"
+    # a friendly unit's movement triggers nothing
+    code, out, err = run(capsys, "ask", MP, "len(reactions(pikes, muskets)) == 0", "--state", BOARD)
+    assert out.strip() == "yes"
+
+
+def test_a_broken_unit_never_reacts(capsys, tmp_path):
+    state = tmp_path / "board.yaml"
+    state.write_text(BOARD.read_text(encoding="utf-8").replace(
+        'pikes: {class: HeavyInfantry, wing: foot, printed_morale: 7, at: "0606", facing: 330}',
+        'pikes: {class: HeavyInfantry, wing: foot, printed_morale: 7, morale: Broken, at: "0606"}'),
+        encoding="utf-8")
+    code, out, err = run(capsys, "ask", MP, "len(reactions(pikes, lancers)) == 0", "--state", state)
+    assert code == 0, err
+    assert out.strip() == "yes"
+
+
+def test_wc_adjacent_to_an_enemy_changes_with_the_enemy_morale(capsys, tmp_path):
+    code, out, err = run(capsys, "explain", MP, "near_enemy(rupert)", "--state", BOARD)
+    assert code == 0, err
+    assert "Ruling: yes" in out and "§5.7" in out
+    # the Broken fugitives next to him do not count; the troopers do
+    assert "(e = fugitives, l = rupert) is no" in out
+    assert "(e = troopers, l = rupert) is yes" in out
+    broken = tmp_path / "board.yaml"
+    broken.write_text(BOARD.read_text(encoding="utf-8").replace(
+        'troopers: {class: Cavalry, wing: ironsides, printed_morale: 8, at: "0404", facing: 210}',
+        'troopers: {class: Cavalry, wing: ironsides, printed_morale: 8, morale: Broken, at: "0404"}'),
+        encoding="utf-8")
+    code, out, err = run(capsys, "explain", MP, "near_enemy(rupert)", "--state", broken)
+    assert code == 0, err
+    assert "Ruling: no" in out
+    # and the order change modifier follows: +1 with the troopers steady, nothing once broken
+    code, out, _ = run(capsys, "ask", MP, "order_change_drm(horse, Rally)", "--state", BOARD)
+    assert out.strip() == "0"       # -1 (Rupert) +1 (adjacent enemy); the AC is away
+    code, out, _ = run(capsys, "ask", MP, "order_change_drm(horse, Rally)", "--state", broken)
+    assert out.strip() == "-1"
+
+
+def test_the_ac_stacked_with_or_adjacent_to_the_wc_comes_from_hexes(capsys):
+    code, out, err = run(capsys, "ask", MP, "ac_near_wc(foot) and not ac_near_wc(horse)",
+                         "--state", BOARD)
+    assert code == 0, err
+    assert out.strip() == "yes"
+
+
+def test_rout_toward_the_friendly_edge_is_the_players_choice(capsys):
+    code, out, err = run(capsys, "ask", MP, "rout_hexes(fugitives)", "--state", BOARD)
+    assert code == 0, err
+    options = out.strip()
+    assert options.startswith("[") and "0302" in options
+    code, out, err = run(capsys, "ask", MP, "rout_step(fugitives)", "--state", BOARD)
+    assert code == 1 and "rout_hex" in err
+    code, out, err = run(capsys, "ask", MP, "rout_step(fugitives)", "--state", BOARD,
+                         "--choice", "rout_hex=0302")
+    assert code == 0, err
+    assert "0303 → 0302" in out
+
+
+def test_hand_set_relation_flags_are_gone():
+    flags = re.compile(r"\b(adjacent_to_enemy|army_commander_near|with_unit|stacked_with|"
+                       r"on_map)\s*[:=]|\bu\.leader\b|(wing|army)_commander\s*=\s*(Stacked|Adjacent)")
+    hits = []
+    for path in list(MP.rglob("*.drill")) + list(MP.rglob("*.yaml")):
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if flags.search(line) and "gap" not in line:
+                hits.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
+    assert not hits, "\n".join(hits)

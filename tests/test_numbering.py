@@ -1,0 +1,39 @@
+"""Sections whose number the source does not print say so (``numbered "..."``), and a
+ruling that cites one says the number is the rulebook's own."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import run_cli
+
+ROOT = Path(__file__).resolve().parent.parent
+BFS = ROOT / "rulebooks" / "by-fire-and-sword"
+
+
+def test_a_ruling_says_which_cited_numbers_are_the_rulebooks_own():
+    args = ("explain", BFS, "order_after_morale_test(tabor)", "--state",
+            BFS / "states" / "forum-tabor.yaml", "--roll", "d10=8")
+    r = run_cli(*args)
+    assert r.rc == 0, r.err
+    cited = r.out.split("Rules cited: ")[1]
+    assert "7.11 Morale of Wagon Trains (numbered by this rulebook" in cited
+    assert "4.3 Morale Test Results;" in cited            # a printed number says nothing more
+    r = run_cli("ask", *args[1:], "--json")
+    sections = {s["number"]: s["numbered_by_rulebook"] for s in json.loads(r.out)["sections"]}
+    assert sections["7.11"] is True and sections["4.3"] is False
+
+
+def test_numbers_of_our_own_are_marked_section_by_section():
+    from drillbook.evaluate import Rulebook
+    own = {}
+    for name in ("by-fire-and-sword", "general-de-brigade", "musket-and-pike"):
+        for sec in Rulebook.open(str(ROOT / "rulebooks" / name)).model.sections:
+            own[(name, sec.number)] = sec.numbered_by_rulebook is not None
+    # the wagon chapter is numbered by the rulebook throughout; the rest of BFS is printed
+    assert all(v for (book, n), v in own.items() if book == "by-fire-and-sword"
+               and (n == "7" or n.startswith("7.")))
+    assert not own[("by-fire-and-sword", "4.3")]
+    # GdB prints 6.1 and 6.5 but not their numbered items; M&P prints 12.5.1 but not 12.5
+    assert not own[("general-de-brigade", "6.1")] and own[("general-de-brigade", "6.1.1")]
+    assert own[("musket-and-pike", "12.5")] and not own[("musket-and-pike", "12.5.1")]
