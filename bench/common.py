@@ -1,8 +1,17 @@
-"""What the benchmarks share: the command line, the timing, and a quiet heap."""
+"""What the benchmarks share: the command line, the timing, a quiet heap, a bare parser.
+
+Timing is CPU time (``time.process_time``, or the children's CPU time from ``resource``
+for whole processes), as medians over interleaved rounds: each round times every side once,
+so a load on the machine that comes and goes weighs on all sides alike.
+"""
 from __future__ import annotations
 
 import argparse
 import gc
+import os
+import resource
+import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -15,7 +24,7 @@ def arguments(n: int, repeats: int = 3):
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=n, help="evaluations per timing")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--repeats", type=int, default=repeats, help="timings; the best is kept")
+    ap.add_argument("--repeats", type=int, default=repeats, help="interleaved rounds")
     return ap.parse_args()
 
 
@@ -26,10 +35,46 @@ def quiet_heap():
     gc.freeze()
 
 
+def rounds(sides: dict, count: int) -> dict:
+    """{name: median CPU seconds of one call} over ``count`` interleaved rounds; the order
+    of the sides turns each round."""
+    names = list(sides)
+    times: dict = {n: [] for n in names}
+    for r in range(count):
+        for name in names[r % len(names):] + names[:r % len(names)]:
+            t = time.process_time()
+            sides[name]()
+            times[name].append(time.process_time() - t)
+    return {n: statistics.median(ts) for n, ts in times.items()}
+
+
 def best_of(repeats: int, fn) -> float:
-    times = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
+    """The median CPU time of ``fn`` over ``repeats`` runs (kept for the single scripts)."""
+    return rounds({"fn": fn}, repeats)["fn"]
+
+
+def child_env() -> dict:
+    """The environment of a user's shell: bytecode is cached as after ``pip install``."""
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
+def child_cpu(argv, env, cwd=None) -> float:
+    """The CPU time (user + system) one process takes, from start to exit."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run(argv, env=env, cwd=cwd, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, check=False)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(map(str, argv))} failed: {done.stderr.decode()[-400:]}")
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def bare_parser():
+    """A Lark parser of drillbook's grammar with drillbook's options, building a plain
+    parse tree: the floor a load is measured against."""
+    from lark import Lark
+    from drillbook.syntax import Layout, _grammar_text
+    return Lark(_grammar_text(), parser="lalr", postlex=Layout(), start=["start", "expr_start"],
+                propagate_positions=True, maybe_placeholders=True, cache=True)

@@ -184,3 +184,9 @@ class Book:
 @pytest.fixture
 def book(tmp_path) -> Book:
     return Book(tmp_path)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _own_cache(tmp_path_factory):
+    """The cache of checked rulebooks goes to a temporary folder, never the user's."""
+    os.environ["DRILLBOOK_CACHE_DIR"] = str(tmp_path_factory.mktemp("drillbook-cache"))

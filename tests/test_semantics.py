@@ -597,7 +597,7 @@ def test_json_outputs_parse(book):
     assert a["type"] == "Check" and a["value"]["passed"] is True and a["value"]["margin"] == 4
     assert a["dice"] == [{"die": "d10", "face": 2, "how": "given"}]
     e = json.loads(book.run("explain", rb, "most(f)", "--json", *common).out)
-    assert e["sections"] == [{"number": "7", "title": "Checks"}]
+    assert e["sections"] == [{"number": "7", "title": "Checks", "numbered_by_rulebook": False}]
     assert "Rules cited: 7 Checks" in e["ruling"]
     o = json.loads(book.run("odds", rb, "most(f)", "--json", "--state", "state.yaml").out)
     assert o["type"] == "Check" and {x["outcome"] for x in o["outcomes"]} == {"passed", "failed"}

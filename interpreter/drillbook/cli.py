@@ -106,6 +106,17 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("base", help="the base rulebook")
     d.add_argument("variant", nargs="+", help="one or more variant files, applied in order")
     d.add_argument("--json", action="store_true")
+    for name, command in sub.choices.items():
+        if name != "fmt":
+            command.add_argument("--no-cache", action="store_true",
+                                 help="neither read nor write the cache of checked rulebooks")
+
+    v = sub.add_parser("coverage", help="what the examples exercise, and what they never do")
+    v.add_argument("paths", nargs="+")
+    v.add_argument("--json", action="store_true")
+    v.add_argument("-v", "--verbose", action="store_true", help="list every section")
+    v.add_argument("--fail-under", type=float, metavar="N",
+                   help="exit 1 if a rulebook's overall coverage is below N percent")
 
     ls = sub.add_parser("lsp", help="run the language server for editors (LSP over stdio)")
     ls.add_argument("--stdio", action="store_true", help="talk over stdin/stdout (the default)")
@@ -113,17 +124,20 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    argv_given, argv = argv, list(sys.argv[1:] if argv is None else argv)
     from .output import finish, guard
     with guard(argv) as out:         # UTF-8, bounded, a failed write located (output.py)
-        return finish(out, _main(argv))
+        return finish(out, _main(argv, argv_given))
 
 
-def _main(argv: list[str]) -> int:
+def _main(argv: list[str], argv_given) -> int:
     try:
         args = build_parser().parse_args(argv)
         if not args.command:
             raise UsageError("choose a command: check, test, ask, explain, odds or diff")
+        from . import cache
+        cache.enabled = not getattr(args, "no_cache", False)
+        cache.freeze = argv_given is None and args.command != "lsp"   # one command per process
         return COMMANDS[args.command](args, argv)
     except UsageError as e:
         print(_point(argv, str(e)).render(), file=sys.stderr)
@@ -181,6 +195,7 @@ def cmd_check(args, argv) -> int:
             return 2 if all(d.loc.path == CMDLINE for d in e.diagnostics) else 1
     else:
         rb = _open(args.path, argv, args.variant)
+    rb.program.compile_all()           # questions compile what they reach; check compiles all
     m = rb.model
     from . import ast as A
     notes = [(sec, n) for sec, n in m.annotations() if n.kind in ("doubt", "gap")]
@@ -265,12 +280,12 @@ def _question_inputs(args, argv):
 
 
 def cmd_ask(args, argv) -> int:
-    from .explain import answer_json
     from .runtime import show
     rb, state, rolls, options = _question_inputs(args, argv)
     ans = rb.ask(args.question, state, rolls, options, seed=args.seed, trace=args.json,
                  choices=args.chosen)
     if args.json:
+        from .explain import answer_json
         print(json.dumps(answer_json(ans), ensure_ascii=False, indent=2))
         return 0
     print(show(ans.value, args.lang))
@@ -338,8 +353,9 @@ def cmd_render(args, argv) -> int:
     variant = rb.model if rb.model.base is not None else None
     if variant is not None:
         from .diff import semantic_diff            # the redline shows the odds that change
+    from .coverage import uncovered_of
     written = render_site(rb.model, args.out, args.lang, variant,
-                          semantic_diff(rb) if variant is not None else None)
+                          semantic_diff(rb) if variant is not None else None, uncovered_of(rb))
     print(f"wrote {len(written)} files to {args.out}")
     return 0
 
@@ -382,9 +398,18 @@ def cmd_diff(args, argv) -> int:
     return 0
 
 
+def cmd_coverage(args, argv) -> int:
+    from .coverage import coverage_command
+    if args.fail_under is not None and not 0 <= args.fail_under <= 100:
+        raise _point(argv, "--fail-under takes a percentage from 0 to 100, "
+                     f"not {args.fail_under:g}")
+    return coverage_command([_open(p, argv) for p in args.paths], args.json, args.fail_under,
+                            args.verbose)
+
+
 COMMANDS = {"check": cmd_check, "test": cmd_test, "ask": cmd_ask, "explain": cmd_explain,
             "odds": cmd_odds, "diff": cmd_diff, "run": cmd_run, "render": cmd_render,
-            "fmt": cmd_fmt}
+            "fmt": cmd_fmt, "coverage": cmd_coverage}
 
 
 def cmd_lsp(args, argv) -> int:

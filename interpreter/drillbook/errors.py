@@ -7,7 +7,6 @@ them as ``path:line:col: error[CODE]: message``, the source line, a caret and a 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from difflib import get_close_matches
 
 from .lines import split_lines
 
@@ -42,6 +41,9 @@ class Loc:
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line}:{self.col}"
+
+    def __reduce__(self):       # a cached model unpickles its many locations quickly
+        return Loc, (self.path, self.line, self.col, self.end_line, self.end_col)
 
 
 @dataclass(slots=True)
@@ -98,6 +100,7 @@ def fail(loc: Loc, code: str, message: str, hint: str | None = None,
 
 
 def did_you_mean(name: str, candidates) -> str | None:
+    from difflib import get_close_matches      # only when there is a mistake to explain
     close = get_close_matches(name, list(candidates), n=3, cutoff=0.6)
     if not close:
         return None

@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from fractions import Fraction
+from functools import lru_cache
 
 from . import ast as A
 from .check import check
@@ -14,12 +14,12 @@ from .check.exprs import Scope
 from .check.types import ANY, Ty
 from .compile import compile_model
 from .errors import Diagnostic, DrillError, Loc, did_you_mean, fail, source_line
-from .limits import Budget
+from .limits import MAX_WORK, Budget
 from .loader import load
-from .runtime import CheckResult, Ctx, Dice, Effect, NeedChoice, NeedRoll, State, show
-from .state import load_state, state_from_givens
+from .runtime import (CheckResult, Ctx, Dice, Effect, NeedChoice, NeedRoll, ReusedDice, State,
+                      Trace, show)
 
-MAX_OUTCOMES = 200_000     # enumeration stops here rather than run for ever
+MAX_OUTCOMES = 200_000     # replays (outcomes and choices); enumeration stops here rather than run for ever
 
 
 @dataclass
@@ -40,6 +40,7 @@ class ExampleResult:
     example: A.ExampleDecl
     passed: bool
     failures: list      # [(Loc, message)]
+    traces: list = field(default_factory=list)   # with trace=True: the root of each evaluation
 
 
 class Rulebook:
@@ -52,24 +53,28 @@ class Rulebook:
     @classmethod
     def open(cls, path: str, where: Loc | None = None, variants=()) -> "Rulebook":
         """Load, check and compile a rulebook, or a variant file (with more variants after it)."""
-        from .variants import is_variant, load_variant
+        from .cache import checked_model, quiet_gc
         variants = list(variants)
-        if is_variant(path):
-            model = load_variant(path, where, variants)
-        elif variants:
-            import os
-            from .loader import resolve_main
-            from .variants import base_path, parse_variant
-            base = os.path.realpath(resolve_main(path, where))
-            for v in variants:
-                own = os.path.realpath(resolve_main(base_path(parse_variant(v, where), v)))
-                if own != base:
-                    fail(where or Loc("<command line>"), "E907",
-                         f"'{v}' patches another rulebook than '{path}'")
-            model = load_variant(variants[0], where, variants[1:])
-        else:
-            model = check(load(path, where))
-        return cls(model, compile_model(model))
+
+        def build():
+            from .variants import is_variant, load_variant
+            if is_variant(path):
+                return load_variant(path, where, variants)
+            if variants:
+                import os
+                from .loader import resolve_main
+                from .variants import base_path, parse_variant
+                base = os.path.realpath(resolve_main(path, where))
+                for v in variants:
+                    own = os.path.realpath(resolve_main(base_path(parse_variant(v, where), v)))
+                    if own != base:
+                        fail(where or Loc("<command line>"), "E907",
+                             f"'{v}' patches another rulebook than '{path}'")
+                return load_variant(variants[0], where, variants[1:])
+            return check(load(path, where))
+        model = checked_model(path, variants, build)
+        with quiet_gc():
+            return cls(model, compile_model(model))
 
     def base(self) -> "Rulebook | None":
         """For a variant: the base rulebook it patches, compiled."""
@@ -79,6 +84,7 @@ class Rulebook:
 
     # ------------------------------------------------------------ inputs
     def state(self, path: str | None, where: Loc | None = None) -> State:
+        from .state import load_state         # YAML only for commands that read a state
         return load_state(self.program, path, where)
 
     def options(self, names, where: Loc | None = None, start=None) -> frozenset:
@@ -138,6 +144,29 @@ class Rulebook:
             ans.new_state, ans.log = state.apply(value)
         return ans
 
+    def evaluator(self, name: str, options=frozenset(), trace: bool = False):
+        """A lean question API: ``evaluate(state, args, rolls=None)`` calls the rule, check,
+        table... ``name`` on many states, reusing one context and one set of dice instead
+        of building them per question (not reentrant: one evaluation at a time).  With
+        ``trace``, the last evaluation's trace is ``evaluate.trace``."""
+        self.program.callables[name]              # compiled now
+        fn = self.program.unremembered[name]      # the first call of a question: nothing
+        dice = ReusedDice()                       # to remember it for
+        ctx = Ctx(None, dice, options)
+
+        def evaluate(state, args, rolls=None):
+            ctx.state = state
+            if ctx.rolled:
+                ctx.rolled.clear()
+            dice.reset(rolls)
+            ctx.budget.left = MAX_WORK          # each evaluation has its own budget of work
+            if trace:
+                ctx.trace = evaluate.trace = Trace("root", "")
+                ctx.stack = [ctx.trace]
+            return fn(ctx, args)
+        evaluate.trace = None
+        return evaluate
+
     def odds(self, text, state, rolls=None, options=frozenset(), choices=None):
         """Exact distribution of the question's value over every die not given, for each
         combination of the players' choices not given."""
@@ -148,19 +177,27 @@ class Rulebook:
             rolls, choices)
 
     # ------------------------------------------------------------ examples
-    def run_examples(self, only: str | None = None) -> list[ExampleResult]:
+    def run_examples(self, only: str | None = None, trace: bool = False) -> list[ExampleResult]:
+        """Run the examples (of a variant: its own); ``trace`` keeps what each evaluated."""
         results = []
         for ex in self.model.examples:
             if only and only not in ex.name:
                 continue
             if self.model.own_files and ex.loc.path not in self.model.own_files:
                 continue          # a variant answers for its own examples; diff shows the rest
-            results.append(self.run_example(ex))
+            results.append(self.run_example(ex, trace))
         return results
 
-    def run_example(self, ex: A.ExampleDecl) -> ExampleResult:
-        failures = []
+    def run_example(self, ex: A.ExampleDecl, trace: bool = False) -> ExampleResult:
+        failures, traces = [], []
+
+        def context(state, dice):
+            ctx = Ctx(state, dice, options, trace)
+            if trace:
+                traces.append(ctx.trace)
+            return ctx
         try:
+            from .state import state_from_givens
             state = state_from_givens(self.program, ex.givens)
             options = self.options([f"{n}={'on' if on else 'off'}" for _, n, on in ex.options],
                                    ex.loc)
@@ -175,7 +212,7 @@ class Rulebook:
             for _, name, values in ex.choices:
                 for v in values:
                     chosen.setdefault(name, []).append(choice_key(
-                        self.program.compile_expr(v)(Ctx(state, Dice(), options),
+                        self.program.compile_expr(v)(context(state, Dice()),
                                                     [None] * ex.choice_frame)))
         except DrillError as e:
             return ExampleResult(ex, False, [(d.loc, d.message) for d in e.diagnostics])
@@ -186,13 +223,13 @@ class Rulebook:
             try:
                 here = state
                 fn = self.program.compile_expr(exp.expr)
-                ok = fn(Ctx(here, inputs(), options), [None] * exp.frame)
+                ok = fn(context(here, inputs()), [None] * exp.frame)
                 if not ok:
                     failures.append((exp.loc, self._why(exp, here, inputs, options)))
             except DrillError as e:
                 d = e.diagnostics[0]
                 failures.append((exp.loc, f"stopped with an error: {d.loc}: {d.message}"))
-        return ExampleResult(ex, not failures, failures)
+        return ExampleResult(ex, not failures, failures, traces)
 
     def _why(self, exp, state, inputs, options) -> str:
         e = exp.expr
@@ -249,33 +286,56 @@ def outcome_key(value):
 def enumerate_outcomes(run, rolls=None, choices=None) -> dict:
     """Run ``run(dice)`` over every face of every die it reads and every option of every
     choice it asks for; return {(choices made, outcome): Fraction}.  Dice are weighed by
-    chance; choices are not (each combination of choices gets its own distribution)."""
+    chance; choices are not (each combination of choices gets its own distribution).
+
+    Each outcome is one replay of the question along a path of faces and choices; the sum
+    of k dice read together is one step weighed by its convolved distribution, and the calls
+    the question remembers are shared by the replays that reach them with the same path
+    (``Dice.remembered``), so a replay evaluates only what its last step changed."""
+    from fractions import Fraction         # only odds needs it
     dist: dict[tuple, Fraction] = {}
-    stack = [([], Fraction(1))]
+    memo: dict = {}
+    stack = [((), Fraction(1))]
     runs = 0
     while stack:
         path, p = stack.pop()
         runs += 1
         if runs > MAX_OUTCOMES:
-            fail(Loc("<question>"), "E802", f"more than {MAX_OUTCOMES} dice outcomes to enumerate",
-                 "give some of the rolls with --roll")
+            fail(Loc("<question>"), "E802", f"more than {MAX_OUTCOMES} dice outcomes and "
+                 "choices to enumerate", "give some of the rolls with --roll DIE=N or some of "
+                 "the choices with --choice NAME=ID, or ask about a smaller part of the question")
         dice = Dice(rolls, path=path, chosen=choices)
+        dice.memo = memo
         try:
             value = run(dice)
         except NeedRoll as need:
-            faces = range(need.low, need.high + 1)
-            share = p / len(faces)
-            for f in reversed(faces):
-                stack.append((path + [f], share))
+            for f, share in reversed(sum_distribution(need.low, need.high, need.count)):
+                stack.append((path + (f,), p * share))
             continue
         except NeedChoice as need:
             for i in reversed(range(len(need.options))):
-                stack.append((path + [i], p))
+                stack.append((path + (i,), p))
             continue
         made = ", ".join(f"{n} = {k}" for n, k in dice.made)
         key = (made, outcome_key(value))
         dist[key] = dist.get(key, Fraction(0)) + p
     return dist
+
+
+@lru_cache(maxsize=256)
+def sum_distribution(low: int, high: int, count: int) -> tuple:
+    """The exact distribution of the sum of ``count`` dice with faces low..high, as
+    ((sum, Fraction), ...) in increasing order of the sum: the faces' counts convolved."""
+    from fractions import Fraction
+    ways = {0: 1}
+    for _ in range(count):
+        nxt: dict[int, int] = {}
+        for total, n in ways.items():
+            for f in range(low, high + 1):
+                nxt[total + f] = nxt.get(total + f, 0) + n
+        ways = nxt
+    whole = (high - low + 1) ** count
+    return tuple((total, Fraction(n, whole)) for total, n in sorted(ways.items()))
 
 
 __all__ = ["Rulebook", "Answer", "ExampleResult", "enumerate_outcomes", "ANY"]

@@ -49,8 +49,14 @@ def resolve_main(path: str, where: Loc | None = None) -> str:
     return path
 
 
+READS: list | None = None     # while cache.py records a load: [(path, text)] read
+
+
 def read_text(path: str, loc: Loc) -> str:
-    return files.read_text(path, loc)
+    text = files.read_text(path, loc)
+    if READS is not None:
+        READS.append((path, text))
+    return text
 
 
 def display_path(path: str) -> str:

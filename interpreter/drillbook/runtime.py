@@ -4,7 +4,7 @@ Values are immutable.  A ``State`` is never changed in place: ``apply`` returns 
 """
 from __future__ import annotations
 
-import random
+from itertools import islice
 from dataclasses import dataclass, field
 
 from .errors import DrillError, Loc, fail
@@ -166,7 +166,20 @@ class State:
         return order
 
     def apply(self, effects) -> tuple["State", list]:
-        """Apply effects in order; return the new state and a log of what changed."""
+        """Apply effects in order; return the new state and a log of what changed.  The
+        same effects on the same state give the same new state object (states never
+        change), so that the replays of ``odds`` meet the same entities."""
+        try:
+            key = ("#apply", tuple(effects))
+            hash(key)
+        except TypeError:
+            return self._apply(effects)
+        done = self.indexes.get(key)
+        if done is None:
+            done = self.indexes[key] = self._apply(effects)
+        return done[0], list(done[1])
+
+    def _apply(self, effects) -> tuple["State", list]:
         ents = dict(self.entities)
         by_type = {k: list(v) for k, v in self.by_type.items()}
         log = []
@@ -195,11 +208,12 @@ class State:
 
 
 class NeedRoll(Exception):
-    """Raised while enumerating: the evaluation asks for a die nobody has chosen yet."""
+    """Raised while enumerating: the evaluation asks for a die nobody has chosen yet (or
+    for the sum of ``count`` such dice, enumerated at once by its convolved distribution)."""
 
-    def __init__(self, die, low, high):
+    def __init__(self, die, low, high, count=1):
         super().__init__(die)
-        self.die, self.low, self.high = die, low, high
+        self.die, self.low, self.high, self.count = die, low, high, count
 
 
 class NeedChoice(Exception):
@@ -228,6 +242,8 @@ class Dice:
     step = 0
     where = None
     chosen = {}                      # choice name -> keys in order (never changed here)
+    memo = None                      # when enumerating: results of calls shared by replays
+    calls = 0                        # calls remembered or looked up so far in this replay
 
     def __init__(self, given=None, seed=None, path=None, where: Loc | None = None, chosen=None):
         self.given = given or {}         # die -> faces in order; never changed here
@@ -238,6 +254,7 @@ class Dice:
         if chosen:
             self.chosen = chosen
         if seed is not None:
+            import random           # only questions with --seed draw
             self.rng = random.Random(seed)
         if path is not None:
             self.path = path
@@ -267,6 +284,113 @@ class Dice:
         fail(loc, "E603", f"this needs a roll of {die} (roll number {n} of {die}) and none was given",
              f"give it with --roll {die}=N, draw it with --seed N, or ask 'odds' to enumerate it")
         return 0
+
+    def roll_sum(self, die: str, low: int, high: int, count: int, loc: Loc) -> int:
+        """The sum of ``count`` rolls of a die.  Given faces are read one by one, as
+        ``roll`` reads them; when enumerating, the dice left are one step whose faces
+        are the possible sums (``odds`` weighs them by their convolved distribution)."""
+        if self.path is None or count == 1:
+            total = 0
+            for _ in range(count):
+                total += self.roll(die, low, high, loc)
+            return total
+        queue = self.given.get(die)
+        total = 0
+        if queue is not None:
+            while count and self.used.get(die, 0) < len(queue):
+                total += self.roll(die, low, high, loc)
+                count -= 1
+        if count <= 1:
+            return total + self.roll(die, low, high, loc) if count else total
+        if self.step < len(self.path):
+            face = self.path[self.step]
+            self.step += 1
+            self.read.append((f"{count}{die}", face, "enumerated"))
+            return total + face
+        raise NeedRoll(die, low, high, count)
+
+    # -------------------------------------------------- sharing work between the replays
+    # A replay of ``odds`` follows a path of faces and choices.  Everything it does before it
+    # reads path entry k depends on entries 0..k-1 only, so the n-th remembered call (or
+    # procedure) of a replay, reached with the path read so far P, is the same computation
+    # in every replay that reaches it with P: its result, what it read and how many calls
+    # it made can be copied instead of evaluated again.
+    def _point(self, kind):
+        n = self.calls
+        self.calls = n + 1
+        return (kind, n, self.path[:self.step]), self.step, n   # the path is a tuple here
+
+    def _snapshot(self):
+        return (len(self.made), len(self.read), dict(self.used) if self.used else None,
+                dict(self.picks) if self.picks else None, self.calls)
+
+    def _since(self, snap):
+        made, read, used, picks, calls = snap
+        return (self.made[made:], self.read[read:],
+                {d: k for d, k in self.used.items() if (used or {}).get(d) != k},
+                {c: k for c, k in self.picks.items() if (picks or {}).get(c) != k},
+                self.calls - calls)
+
+    def _found(self, seen, start, longest_first=False):
+        """The record whose consumed path continues the current path, or None."""
+        path = self.path
+        lengths = sorted(seen, reverse=True) if longest_first else seen
+        for length in lengths:
+            if start + length <= len(path):
+                got = seen[length].get(path[start:start + length])
+                if got is not None:
+                    made, read, used, picks, calls = got[0]
+                    self.step = start + length
+                    self.made.extend(made)
+                    self.read.extend(read)
+                    self.used.update(used)
+                    self.picks.update(picks)
+                    self.calls += calls
+                    return got[1]
+        return None
+
+    def _keep(self, point, start, snap, record):
+        seen = self.memo.setdefault(point, {})
+        seen.setdefault(self.step - start, {})[self.path[start:self.step]] = (
+            self._since(snap), record)
+
+    def remembered(self, ctx, key, fn, args):
+        """``fn(ctx, args)`` for a call remembered per question (``ctx.rolled[key]``),
+        shared by the replays that reach it with the same path (see above)."""
+        point, start, _ = self._point("call")
+        seen = self.memo.get(point)
+        if seen is not None:
+            got = self._found(seen, start)
+            if got is not None:
+                value, rolled = got
+                ctx.rolled.update(rolled)
+                return value
+        snap, before = self._snapshot(), len(ctx.rolled)
+        value = fn(ctx, args)
+        self._keep(point, start, snap, (value, dict(islice(
+            reversed(ctx.rolled.items()), len(ctx.rolled) - before))))
+        return value
+
+    def procedure_start(self):
+        """Where a procedure starts, and the furthest step an earlier replay that went the
+        same way reached: (token, (next step, state, effects so far) or None)."""
+        point, start, _ = self._point("procedure")
+        seen = self.memo.get(point)
+        resumed = self._found(seen, start, longest_first=True) if seen else None
+        return (point, start, self._snapshot() if resumed is None else resumed[3]), \
+            resumed and resumed[:3]
+
+    def procedure_stopped(self, token, step, state, done, at, snap_at):
+        """A procedure's step ``step`` stopped for a die or a choice not read yet: the
+        replays that follow resume at that step, with the state and effects before it."""
+        point, start, snap = token
+        here = (self.step, self.made, self.read, self.used, self.picks, self.calls)
+        self.step = at
+        self.made, self.read = self.made[:snap_at[0]], self.read[:snap_at[1]]
+        self.used, self.picks = dict(snap_at[2] or {}), dict(snap_at[3] or {})
+        self.calls = snap_at[4]
+        self._keep(point, start, snap, (step, state, done, snap))
+        self.step, self.made, self.read, self.used, self.picks, self.calls = here
 
     def choose(self, name: str, options: list, loc: Loc):
         if not options:
@@ -299,6 +423,31 @@ class Dice:
         fail(loc, "E612", f"this needs the players' choice '{name}' (one of: {', '.join(keys)})",
              f"give it with --choice {name}={keys[0]}, or in an example: choose {name} = ...")
         return None
+
+
+class ReusedDice(Dice):
+    """The dice of ``Rulebook.evaluator``: one object for many questions, reset per
+    question; the given faces are read without being logged (nothing shows them)."""
+
+    def reset(self, given):
+        self.given = given or {}
+        if self.used:
+            self.used.clear()
+        if self.picks:
+            self.picks.clear()
+        if self.made:
+            self.made.clear()
+        if self.read:
+            self.read.clear()
+
+    def roll(self, die: str, low: int, high: int, loc: Loc) -> int:
+        queue = self.given.get(die)
+        if queue is not None:
+            n = self.used.get(die, 0)
+            if n < len(queue):
+                self.used[die] = n + 1
+                return queue[n]
+        return Dice.roll(self, die, low, high, loc)
 
 
 class Trace:

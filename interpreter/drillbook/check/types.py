@@ -10,6 +10,9 @@ class Ty:
     name: str | None = None   # enum or record name
     inner: "Ty | None" = None
 
+    def __reduce__(self):       # a cached model unpickles quickly
+        return Ty, (self.kind, self.name, self.inner)
+
     def __str__(self) -> str:
         if self.kind in ("enum", "record"):
             return self.name

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from .. import ast as A
 from ..errors import Diagnostic, DrillError
-from ..runtime import NEVER, CheckResult, Ctx, Entity, Level, Range, Trace, Verdict, show
+from ..runtime import (NEVER, CheckResult, Ctx, Entity, Level, NeedChoice, NeedRoll, Range, Trace,
+                       Verdict, show)
 from ..check.geometry import board_of
 from ..geometry import Board
+from . import inline
 from .codegen import ExprCompiler
 
 _EMPTY = object()        # "this rule or exception does not apply"
@@ -22,6 +24,20 @@ class _Ref:
 
     def __init__(self):
         self.fn = None
+
+
+class _Callables(dict):
+    """A rulebook's compiled rules, tables, checks... by name, each compiled when first
+    asked for."""
+
+    def __init__(self, program):
+        super().__init__()
+        self.program = program
+
+    def __missing__(self, name):
+        if name not in self.program._pending:
+            raise KeyError(name)
+        return self.program._compile(name)
 
 
 class Program:
@@ -36,25 +52,55 @@ class Program:
         self.cell_marks: dict[str, dict] = {}     # table -> {(key, column): markers}
         self.defaults: dict = {}                  # a field's default expression -> its value
         self.exprs = ExprCompiler(self)
-        self.callables: dict[str, object] = {}
+        self.callables: dict[str, object] = _Callables(self)
+        self._pending: dict = {}
+        self._cells: dict = {}                    # table -> {(key, key): cell}
+        self.unremembered: dict = {}              # name -> its function before _once_per_question
         for name, d in model.decls.items():
             build = {A.Define: self._define, A.TableDecl: self._table,
                      A.ModifiersDecl: self._modifiers, A.CheckDecl: self._check,
                      A.RequireDecl: self._define, A.RequirementsDecl: self._requirements,
                      A.ProcedureDecl: self._procedure}.get(type(d))
             if build is not None and (not isinstance(d, A.TableDecl) or name in model.tables):
-                fn = build(d)
-                if not isinstance(d, A.TableDecl):
-                    fn = _once_per_question(name, fn)
-                self.callables[name] = fn
-                self._ref(name).fn = fn
+                self._pending[name] = (build, d)
+                self._ref(name).fn = self._on_first_call(name)
 
     # ------------------------------------------------------------ calls
     def _ref(self, name) -> _Ref:
         return self.refs.setdefault(name, _Ref())
 
+    def _on_first_call(self, name):
+        """What a rule is until it is first called: compiling it, then calling it.  A
+        question compiles only the rules it reaches, whatever else the rulebook holds."""
+        def first(ctx, args):
+            return self.callables[name](ctx, args)
+        return first
+
+    def _compile(self, name):
+        build, d = self._pending.pop(name)
+        fn = self.unremembered[name] = build(d)
+        if not isinstance(d, A.TableDecl):     # every rule once per question (polynomial)
+            fn = _once_per_question(name, fn)
+        dict.__setitem__(self.callables, name, fn)
+        self._ref(name).fn = fn
+        return fn
+
+    def compile_all(self) -> "Program":
+        for name in list(self._pending):
+            if name in self._pending:
+                self._compile(name)
+        return self
+
+    def table_cells(self, table: str) -> dict:
+        """A compiled table's cells by keys, as its lookup reads them (for inlining)."""
+        if table in self._pending:
+            self._compile(table)
+        return self._cells[table]
+
     def cell_marks_of(self, table: str) -> dict:
         """The footnote markers of a table's cells, filled in when the table is compiled."""
+        if table in self._pending:
+            self._compile(table)
         return self.cell_marks.setdefault(table, {})
 
     def compile_expr(self, e: A.Expr):
@@ -84,11 +130,12 @@ class Program:
         pad = self._padding(name, d.params)
         if not tree[3] and tree[1] is None and tree[2] is not None:
             value = tree[2]       # a plain rule: no exceptions, no condition
+            untraced = inline.expr(self, d.value)
 
             def plain(ctx, args):
                 s = args + pad if pad else args
                 if ctx.trace is None:
-                    return value(ctx, s)
+                    return untraced(ctx, s)
                 node = Trace("rule", name, d, detail={"args": dict(zip(params, args))})
                 ctx.enter(node)
                 try:
@@ -189,8 +236,17 @@ class Program:
             if ctx.trace is not None:
                 node = Trace("procedure", name, p, detail={"steps": []})
                 ctx.enter(node)
+            token, first = None, 0
+            if node is None and ctx.dice.memo is not None:    # odds: resume where replays
+                token, resumed = ctx.dice.procedure_start()    # that went this way got to
+                if resumed:
+                    first, state, done = resumed
             try:
-                for st, when, value in steps:
+                for i, (st, when, value) in enumerate(steps):
+                    if i < first:
+                        continue
+                    if token is not None:
+                        at, snap_at = ctx.dice.step, ctx.dice._snapshot()
                     sub = Ctx(state, ctx.dice, ctx.options, budget=ctx.budget)
                     s = [state.entities.get(a.id) if isinstance(a, Entity) else a
                          for a in args] + pad
@@ -216,6 +272,10 @@ class Program:
                     if step_node is not None:
                         step_node.value = effects
                         step_node.detail["log"] = log
+            except (NeedRoll, NeedChoice):
+                if token is not None:          # the replays that follow start at this step
+                    ctx.dice.procedure_stopped(token, i, state, done, at, snap_at)
+                raise
             finally:
                 if node is not None:
                     ctx.leave()
@@ -264,7 +324,7 @@ class Program:
         two = lay.shape == "2d"
         name = t.name
 
-        by_level = {}
+        by_level = self._cells[t.name] = {}
         for (k0, k1), hit in cells.items():
             by_level[(self._level_key(lay, 0, k0), self._level_key(lay, 1, k1))] = hit
 
@@ -318,7 +378,7 @@ class Program:
         how, cap, name = m.combine, m.cap, m.name
         pad = self._padding(name, m.params)
         if how == "sum" and cap is None:
-            fast = self.exprs.modifier_sum([(i.value, i.when) for i in m.items])
+            fast = inline.modifier_sum(self, m)
             traced = self._traced_modifiers(m, items, pad)
 
             def summed(ctx, args):
@@ -390,10 +450,10 @@ class Program:
                 return run(ctx, args)          # reports the located error
             if op == "within" and goal.low > goal.high:
                 return CheckResult(name, None, 0, None, op, goal, False, 0)
-            roll = ctx.dice.roll
-            natural = roll(die_name, low, high, loc)
-            for _ in range(count - 1):
-                natural += roll(die_name, low, high, loc)
+            if count == 1:
+                natural = ctx.dice.roll(die_name, low, high, loc)
+            else:
+                natural = ctx.dice.roll_sum(die_name, low, high, count, loc)
             mod = modifier(ctx, s)
             total = natural + mod
             if clamped:
@@ -431,7 +491,7 @@ class Program:
             if node is not None:
                 node.value = result
             return result
-        return fast
+        return inline.check(self, c, run, pad) or fast
 
 
 def _once_per_question(name, fn):
@@ -451,13 +511,15 @@ def _once_per_question(name, fn):
             return fn(ctx, args)
         if value is missing:
             ctx.budget.spend(1)
-            if ctx.trace is None:
+            if ctx.dice.memo is not None:     # enumerating: replays share what they computed
+                value = ctx.rolled[key] = ctx.dice.remembered(ctx, key, fn, args)
+            elif ctx.trace is None:
                 value = ctx.rolled[key] = fn(ctx, args)
-                return value
-            kids = ctx.stack[-1].children
-            n = len(kids)
-            value = ctx.rolled[key] = fn(ctx, args)
-            ctx.shown[key] = kids[n] if len(kids) > n else None
+            else:
+                kids = ctx.stack[-1].children
+                n = len(kids)
+                value = ctx.rolled[key] = fn(ctx, args)
+                ctx.shown[key] = kids[n] if len(kids) > n else None
         elif ctx.trace is not None and ctx.shown.get(key) is not None:
             node = ctx.shown[key]
             ctx.stack[-1].children.append(Trace(node.kind, node.name, node.decl, node.value,

@@ -100,6 +100,8 @@ def _violates(verdict, item):
 
 
 def _roll(ctx, die, low, high, count, loc, tracer):
+    if ctx.trace is None:
+        return ctx.dice.roll_sum(die, low, high, count, loc)
     total = 0
     for _ in range(count):
         face = ctx.dice.roll(die, low, high, loc)
@@ -296,25 +298,6 @@ class ExprCompiler:
         env = dict(HELPERS)
         env.update(gen.consts)
         return types.FunctionType(fn_code, env, "drillbook_expr")
-
-
-    def modifier_sum(self, items):
-        """One function that adds up a list of (value, condition) modifiers."""
-        gen = _Gen(self.p)
-        lines = ["def f(ctx, s):", "    r = 0"]
-        for value, when in items:
-            v = gen.val(value)                # none stops located (E604), not in `+=`
-            if when is None:
-                lines.append(f"    r += {v}")
-            else:
-                lines.append(f"    if {gen.gen(when)}:")
-                lines.append(f"        r += {v}")
-        lines.append("    return r")
-        code = compile("\n".join(lines) + "\n", "<drillbook modifiers>", "exec")
-        fn_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
-        env = dict(HELPERS)
-        env.update(gen.consts)
-        return types.FunctionType(fn_code, env, "drillbook_modifiers")
 
 
 class _Gen:

@@ -5,13 +5,14 @@ returns one expression (for ``drillbook ask``).  The Lark parser is built once p
 """
 from __future__ import annotations
 
+import os
 from functools import lru_cache
-from importlib import resources
 
-from lark import Lark, Token
+from lark import Lark, Token, Tree
 from lark.exceptions import (LarkError, UnexpectedCharacters, UnexpectedEOF,
                              UnexpectedInput, UnexpectedToken, VisitError)
 from lark.indenter import Indenter
+from lark.visitors import _vargs_inline, _vargs_meta, _vargs_meta_inline
 
 from ..errors import DrillError, Loc, fail, remember_source
 from ..lines import normalize, split_lines
@@ -84,15 +85,70 @@ class Layout(Indenter):
 
 
 def _grammar_text() -> str:
-    return resources.files(__package__).joinpath("drillbook.lark").read_text(encoding="utf-8")
+    here = os.path.dirname(os.path.abspath(__file__))   # the package's own folder, as installed
+    with open(os.path.join(here, "drillbook.lark"), encoding="utf-8") as fh:
+        return fh.read()
+
+
+def _calls(cls) -> dict:
+    """Each grammar rule's builder method as a plain call ``f(builder, meta, children)``,
+    read once from the ``v_args`` each method is declared with."""
+    shapes = {_vargs_meta_inline: lambda f: lambda b, meta, kids: f(b, meta, *kids),
+              _vargs_inline: lambda f: lambda b, meta, kids: f(b, *kids),
+              _vargs_meta: lambda f: lambda b, meta, kids: f(b, meta, kids)}
+    calls = {}
+    for klass in reversed(cls.__mro__):
+        for name, attr in vars(klass).items():
+            if name.startswith("_"):
+                continue
+            wrapper = getattr(attr, "visit_wrapper", None)
+            if wrapper is not None:
+                calls[name] = shapes[wrapper](attr.base_func)
+            elif callable(attr):
+                calls[name] = (lambda f: lambda b, meta, kids: f(b, kids))(attr)
+    return calls
+
+
+_CALLS = _calls(Builder)
+_building: list = [None]          # the Builder of the parse under way
+
+
+class _Node(Tree):
+    """A grammar rule matched during the parse.  Lark sets its position after building it
+    (``propagate_positions``), so its parent, when it is built in turn, makes the AST node of
+    each child with its final position: the AST grows during the parse, with no second pass
+    over a parse tree."""
+    __slots__ = ()
+
+    def __init__(self, data, children, meta=None):
+        self.data = data
+        self._meta = meta
+        if _building[0] is None:       # a bare parse tree (matching the mistakes' examples)
+            self.children = children
+        else:
+            self.children = [c.built() if c.__class__ is _Node else c for c in children]
+
+    def built(self):
+        builder = _building[0]
+        call = _CALLS.get(self.data)
+        if call is None:
+            return builder.__default__(self.data, self.children, self.meta)
+        return call(builder, self.meta, self.children)
 
 
 @lru_cache(maxsize=None)
-def _parser() -> tuple[Lark, Layout]:
+def _parser(starts=("start", "expr_start")) -> tuple[Lark, Layout]:
     layout = Layout()
-    parser = Lark(_grammar_text(), parser="lalr", postlex=layout, start=["start", "expr_start"],
-                  propagate_positions=True, maybe_placeholders=True, cache=True)
+    parser = Lark(_grammar_text(), parser="lalr", postlex=layout, start=list(starts),
+                  propagate_positions=True, maybe_placeholders=True, cache=True,
+                  tree_class=_Node)
     return parser, layout
+
+
+def _expr_parser() -> tuple[Lark, Layout]:
+    """The same grammar from its expression rule only: a question needs no more, and its
+    smaller table loads several times faster than the whole language's."""
+    return _parser(("expr_start",))
 
 
 def grammar_keywords() -> set[str]:
@@ -109,19 +165,27 @@ def grammar_keywords() -> set[str]:
 def _run(text: str, path: str, start: str):
     text = normalize(text)
     remember_source(path, text)
-    parser, layout = _parser()
+    parser, layout = _parser() if start == "start" else _expr_parser()
     layout.path = path
     if not text.endswith("\n"):
         text += "\n"
-    builder = Builder(path)
+    _building[0] = Builder(path)
     try:
         tree = parser.parse(text, start=start)
-        return builder.transform(tree)
+        return tree.built() if tree.__class__ is _Node else tree
     except VisitError as e:        # fail() raised inside the builder
         if isinstance(e.orig_exc, DrillError):
             raise e.orig_exc from None
         raise
     except UnexpectedInput as e:
+        _building[0] = None
+        if parser is not _parser()[0]:      # explained in the whole language's parser
+            full, full_layout = _parser()   # states, where the typical mistakes are matched
+            full_layout.path = path
+            try:
+                full.parse(text, start=start)
+            except UnexpectedInput as again:
+                e = again
         loc, message, hint = explain_unexpected(e, text, path)
         fail(loc, "E001", message, hint)
     except LarkError as e:         # anything else Lark can say about the input

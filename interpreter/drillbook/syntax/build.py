@@ -46,9 +46,8 @@ class Builder(Transformer_NonRecursive):
         return Loc(self.path, tok.line, tok.column, tok.end_line or tok.line,
                    tok.end_column or tok.column + len(tok))
 
-    def INT(self, tok: Token) -> Token:         # every number written in a rulebook
-        check_digits(str(tok), self.tloc(tok))
-        return tok
+    def INT(self, tok: Token) -> int:           # every number written in a rulebook
+        return check_digits(str(tok), self.tloc(tok))
 
     def SECNUM(self, tok: Token) -> Token:
         if len(tok) > MAX_SECTION_DIGITS:
@@ -136,6 +135,7 @@ class Builder(Transformer_NonRecursive):
     # ------------------------------------------------------------ sections
     @v_args(meta=True, inline=True)
     def section(self, meta, number, label, *items):
+        number = self.SECNUM(number)
         decls = [i for i in items if isinstance(i, A.Decl)]
         notes = [i for i in items if isinstance(i, A.Annotation)]
         sec = A.Section(self.loc(meta), str(number), label, decls, notes)
@@ -343,7 +343,7 @@ class Builder(Transformer_NonRecursive):
     def dice(self, meta, *parts):
         if len(parts) == 1:
             return A.Dice(self.loc(meta), 1, str(parts[0]))
-        count = int(parts[0])
+        count = self.INT(parts[0])
         if count < 1:
             fail(self.loc(meta), "E104", "roll at least one die")
         if count > MAX_DICE:
@@ -481,7 +481,7 @@ class Builder(Transformer_NonRecursive):
     def cell_range(self, meta, low, sign, high):
         if str(sign) != "-":
             fail(self.tloc(sign), "E105", "a range in a table cell is written low-high, like 0-5")
-        return A.Cell(self.loc(meta), "range", (int(low), int(high)), [])
+        return A.Cell(self.loc(meta), "range", (self.INT(low), self.INT(high)), [])
 
     @v_args(meta=True, inline=True)
     def cell_name(self, meta, name):
@@ -504,8 +504,8 @@ class Builder(Transformer_NonRecursive):
     @v_args(inline=True)
     def signed(self, *parts):
         if len(parts) == 2:
-            return -int(parts[1]) if str(parts[0]) == "-" else int(parts[1])
-        return int(parts[0])
+            return -self.INT(parts[1]) if str(parts[0]) == "-" else self.INT(parts[1])
+        return self.INT(parts[0])
 
     # ------------------------------------------------------------ examples
     @v_args(meta=True, inline=True)
@@ -722,11 +722,11 @@ class Builder(Transformer_NonRecursive):
 
     @v_args(meta=True, inline=True)
     def int_lit(self, meta, n):
-        return A.IntLit(self.loc(meta), int(n))
+        return A.IntLit(self.loc(meta), self.INT(n))
 
     @v_args(meta=True, inline=True)
     def range_lit(self, meta, a, b):
-        return A.RangeLit(self.loc(meta), int(a), int(b))
+        return A.RangeLit(self.loc(meta), self.INT(a), self.INT(b))
 
     @v_args(meta=True, inline=True)
     def text_lit(self, meta, s):
