@@ -77,11 +77,8 @@ class Inliner(_Gen):
 
     def _FieldOf(self, e):
         subject = e.subject
-        if (e.ref[0] == "record" and isinstance(subject, A.Name) and subject.ref[0] == "local"
-                and subject.type is not None and subject.type.kind == "record"
-                and strip(e.type).kind not in ("record", "list")):
-            # a parameter or local typed as a record (never none): its field, read directly
-            return f"{self.gen(subject)}.fields[{self.k(e.name)}]"
+        # (a parameter typed as a record can still be none at run time: the(...) passed to
+        # it finds nothing, so its field goes through the none check of codegen.py, E604)
         code = super()._FieldOf(e)
         if code.startswith("_deref(ctx, ") and not self.plain:    # the call, inlined
             t = self.tmp()

@@ -47,6 +47,8 @@ class Builder(Transformer_NonRecursive):
                    tok.end_column or tok.column + len(tok))
 
     def INT(self, tok: Token) -> int:           # every number written in a rulebook
+        if isinstance(tok, int):                 # already read (a token callback ran)
+            return tok
         return check_digits(str(tok), self.tloc(tok))
 
     def SECNUM(self, tok: Token) -> Token:
