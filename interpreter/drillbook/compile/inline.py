@@ -20,7 +20,6 @@ import re
 import types
 
 from .. import ast as A
-from ..check.types import strip
 from ..runtime import CheckResult
 from .codegen import HELPERS, _Gen
 
