@@ -25,6 +25,9 @@ from pathlib import Path
 
 import pytest
 
+# golden output is plain text: no colour forced in from the environment (colour tests set it)
+os.environ.pop("FORCE_COLOR", None)
+
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
 

@@ -9,7 +9,8 @@ import os
 import pytest
 
 from conftest import ROOT, TESTS, assert_located, assert_no_traceback, run_cli
-from drillbook.coverage import KINDS, SCHEMA_VERSION, coverage, uncovered_places
+from drillbook.coverage import KINDS, coverage, uncovered_places
+from drillbook.schema import SCHEMA_VERSION
 from drillbook.evaluate import Rulebook
 
 SMALL = "good/coverage.drill"

@@ -1,7 +1,10 @@
-"""CLI: the ``drillbook`` command — check, test, ask, explain, odds, run, diff, render, fmt.
+"""CLI: the ``drillbook`` command — check, test, ask, explain, odds, run, diff, render, fmt,
+describe, schema.
 
 Exit codes: 0 ok; 1 rule errors, bad state or failed examples; 2 bad usage.
 No Python traceback ever reaches the user: every error is printed located, with a caret.
+Every ``--json`` output carries ``schema_version`` (its schemas: docs/schemas/); ``-`` reads
+a rulebook file, a state or a question from standard input; colour only on a terminal.
 """
 from __future__ import annotations
 
@@ -54,73 +57,165 @@ def _rolls(values: list[str], argv) -> dict:
     return out
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="drillbook", description="A rules language for historical wargames.")
-    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+LANGS_HELP = "language of labels and phrases: en, ru, de, or one the rulebook declares"
 
-    c = sub.add_parser("check", help="check a rulebook: syntax, names, types, tables, cycles")
-    c.add_argument("path")
+
+def _common(q, lang=True):
+    """Options every command that prints takes alike."""
+    q.add_argument("--color", "--colour", dest="color", choices=("auto", "always", "never"),
+                   default="auto", help="colour on a terminal (auto), always or never")
+    if lang:
+        q.add_argument("--lang", help=LANGS_HELP)
+
+
+def _question_args(q, name):
+    q.add_argument("rulebook", help="a rulebook folder or file ('-' reads it from stdin)")
+    q.add_argument("--variant", action="append", default=[], metavar="FILE",
+                   help="apply this variant file (repeat to combine variants)")
+    q.add_argument("question", help=("an expression, e.g. 'morale_test(u1)'" if name != "run"
+                                     else "a procedure call, e.g. 'charge_sequence(b1, b2)'")
+                   + " ('-' reads it from stdin)")
+    q.add_argument("--state", help="YAML or JSON file with the game state ('-': stdin)")
+    q.add_argument("--roll", action="append", default=[], metavar="DIE=FACE",
+                   help="a die's face(s), in the order rolled; may repeat")
+    q.add_argument("--option", action="append", default=[], metavar="NAME[=on|off]")
+    q.add_argument("--choice", action="append", default=[], metavar="NAME=VALUE",
+                   help="a player's choice, in the order made; may repeat")
+    q.add_argument("--json", action="store_true", help="machine-readable output")
+    if name != "odds":
+        q.add_argument("--seed", type=int, help="draw dice not given from this seed")
+    _common(q)
+
+
+def _check_args(c):
+    c.add_argument("path", help="a rulebook folder or file ('-' reads it from stdin)")
     c.add_argument("--variant", action="append", default=[], metavar="FILE",
                    help="apply this variant file (repeat to combine variants)")
     c.add_argument("--doubts", action="store_true", help="list every doubt and gap in the sources")
     c.add_argument("--json", action="store_true")
+    _common(c)
 
-    t = sub.add_parser("test", help="run the examples of one or more rulebooks")
-    t.add_argument("paths", nargs="+")
+
+def _test_args(t):
+    t.add_argument("paths", nargs="+", help="rulebooks or variant files ('-': one from stdin)")
     t.add_argument("-k", dest="only", help="run only examples whose name contains this text")
     t.add_argument("-v", "--verbose", action="store_true", help="list every example")
+    t.add_argument("--json", action="store_true", help="every example's result as JSON")
+    t.add_argument("--junit-xml", metavar="FILE", help="also write the results as JUnit XML")
+    _common(t)
 
-    for name, helptext in (("run", "play a procedure and print its event log"),
-                           ("ask", "evaluate a question against a game state"),
-                           ("explain", "answer a question as a ruling that cites the rules"),
-                           ("odds", "exact distribution of a question over the dice not given")):
-        q = sub.add_parser(name, help=helptext)
-        q.add_argument("rulebook")
-        q.add_argument("--variant", action="append", default=[], metavar="FILE",
-                       help="apply this variant file (repeat to combine variants)")
-        q.add_argument("question", help="an expression, e.g. 'morale_test(u1)'" if name != "run"
-                       else "a procedure call, e.g. 'charge_sequence(b1, b2)'")
-        q.add_argument("--state", help="YAML or JSON file with the game state")
-        q.add_argument("--roll", action="append", default=[], metavar="DIE=FACE",
-                       help="a die's face(s), in the order rolled; may repeat")
-        q.add_argument("--option", action="append", default=[], metavar="NAME[=on|off]")
-        q.add_argument("--choice", action="append", default=[], metavar="NAME=VALUE",
-                       help="a player's choice, in the order made; may repeat")
-        q.add_argument("--lang", help="language of labels in the answer (e.g. ru)")
-        q.add_argument("--json", action="store_true", help="machine-readable output")
-        if name != "odds":
-            q.add_argument("--seed", type=int, help="draw dice not given from this seed")
-    r = sub.add_parser("render", help="write a static HTML site for reviewers")
+
+def _render_args(r):
     r.add_argument("rulebook")
     r.add_argument("-o", "--out", required=True, metavar="DIR", help="the folder to write")
-    r.add_argument("--lang", help="language of the labels (e.g. ru)")
     r.add_argument("--variant", action="append", default=[], metavar="FILE",
                    help="also write redline.html: the base and this variant side by side")
+    r.add_argument("--json", action="store_true", help="list the files written as JSON")
+    _common(r)
 
-    f = sub.add_parser("fmt", help="tidy .drill files: indentation, aligned tables, comments kept")
+
+def _fmt_args(f):
     f.add_argument("paths", nargs="+")
     f.add_argument("--check", action="store_true",
                    help="write nothing; list the files that would change and exit 1 if any")
+    f.add_argument("--diff", action="store_true",
+                   help="write nothing; print what would change as a unified diff, exit 1 if any")
+    f.add_argument("--json", action="store_true", help="the files changed, as JSON")
+    _common(f, lang=False)
 
-    d = sub.add_parser("diff", help="what a variant changes: rules, cells, options, odds")
+
+def _diff_args(d):
     d.add_argument("base", help="the base rulebook")
     d.add_argument("variant", nargs="+", help="one or more variant files, applied in order")
     d.add_argument("--json", action="store_true")
-    for name, command in sub.choices.items():
-        if name != "fmt":
-            command.add_argument("--no-cache", action="store_true",
-                                 help="neither read nor write the cache of checked rulebooks")
+    _common(d)
 
-    v = sub.add_parser("coverage", help="what the examples exercise, and what they never do")
+
+def _describe_args(d):
+    d.add_argument("rulebook", help="a rulebook folder or file ('-' reads it from stdin)")
+    d.add_argument("name", nargs="?", help="show this rule, check, table, record type... in full")
+    d.add_argument("--variant", action="append", default=[], metavar="FILE",
+                   help="describe the rulebook as this variant makes it")
+    d.add_argument("--json", action="store_true")
+    _common(d)
+
+
+def _schema_args(s):
+    s.add_argument("rulebook", help="a rulebook folder or file ('-' reads it from stdin)")
+    s.add_argument("-o", "--out", metavar="FILE", help="write the schema here (else stdout)")
+    s.add_argument("--variant", action="append", default=[], metavar="FILE")
+    _common(s)
+
+
+def _coverage_args(v):
     v.add_argument("paths", nargs="+")
     v.add_argument("--json", action="store_true")
     v.add_argument("-v", "--verbose", action="store_true", help="list every section")
     v.add_argument("--fail-under", type=float, metavar="N",
                    help="exit 1 if a rulebook's overall coverage is below N percent")
 
-    ls = sub.add_parser("lsp", help="run the language server for editors (LSP over stdio)")
+
+def _lsp_args(ls):
     ls.add_argument("--stdio", action="store_true", help="talk over stdin/stdout (the default)")
+
+
+# one entry per command: (name, help, arguments); the functions are in COMMANDS below
+SUBCOMMANDS = [
+    ("check", "check a rulebook: syntax, names, types, tables, cycles", _check_args),
+    ("test", "run the examples of one or more rulebooks", _test_args),
+    ("ask", "evaluate a question against a game state", lambda q: _question_args(q, "ask")),
+    ("explain", "answer a question as a ruling that cites the rules",
+     lambda q: _question_args(q, "explain")),
+    ("odds", "exact distribution of a question over the dice not given",
+     lambda q: _question_args(q, "odds")),
+    ("run", "play a procedure and print its event log", lambda q: _question_args(q, "run")),
+    ("diff", "what a variant changes: rules, cells, options, odds", _diff_args),
+    ("describe", "list every question a rulebook answers and the records a state holds",
+     _describe_args),
+    ("schema", "write a JSON Schema for the rulebook's state files", _schema_args),
+    ("render", "write a static HTML site for reviewers", _render_args),
+    ("fmt", "tidy .drill files: indentation, aligned tables, comments kept", _fmt_args),
+    ("coverage", "what the examples exercise, and what they never do", _coverage_args),
+    ("lsp", "run the language server for editors (LSP over stdio)", _lsp_args),
+]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="drillbook", description="A rules language for historical wargames.")
+    p.add_argument("--version", action="store_true", help="print drillbook's version")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name, helptext, add in SUBCOMMANDS:
+        add(sub.add_parser(name, help=helptext, description=helptext))
+    for name, command in sub.choices.items():
+        if name != "fmt":
+            command.add_argument("--no-cache", action="store_true",
+                                 help="neither read nor write the cache of checked rulebooks")
     return p
+
+
+def command_list() -> str:
+    width = max(len(n) for n, _, _ in SUBCOMMANDS)
+    return "\n".join(f"  {n:<{width}}  {h}" for n, h, _ in SUBCOMMANDS)
+
+
+_COLOUR = {"flag": "auto"}
+
+
+def _say(text: str, kind: str = "plain", stream=None) -> None:
+    """Print to stdout (or ``stream``), coloured for ``kind`` on a terminal."""
+    from .colour import wanted, write
+    stream = stream or sys.stdout
+    write(stream, text, kind, wanted(stream, _COLOUR["flag"]))
+
+
+def _errors(text: str) -> None:
+    _say(text, "error", sys.stderr)
+
+
+def _json(data: dict) -> None:
+    """Every JSON output: its schema version first (schemas in docs/schemas/)."""
+    from .schema import SCHEMA_VERSION
+    print(json.dumps({"schema_version": SCHEMA_VERSION, **data}, ensure_ascii=False, indent=2))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -131,19 +226,34 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str], argv_given) -> int:
+    _COLOUR["flag"] = "auto"
+    _STDIN.clear()
     try:
-        args = build_parser().parse_args(argv)
+        args, extra = build_parser().parse_known_args(argv)
+        if extra and getattr(args, "name", "") is None and len(extra) == 1 \
+                and not extra[0].startswith("-"):     # describe BOOK --variant V NAME
+            args.name = extra.pop()
+        if extra:
+            raise UsageError(f"unrecognized arguments: {' '.join(extra)}")
+        _COLOUR["flag"] = getattr(args, "color", "auto")
+        if args.version:
+            from . import __version__
+            print(f"drillbook {__version__}")
+            return 0
         if not args.command:
-            raise UsageError("choose a command: check, test, ask, explain, odds or diff")
+            _errors(_point(argv, "choose a command: " + ", ".join(
+                n for n, _, _ in SUBCOMMANDS)).render())
+            print("commands:\n" + command_list(), file=sys.stderr)
+            return 2
         from . import cache
         cache.enabled = not getattr(args, "no_cache", False)
         cache.freeze = argv_given is None and args.command != "lsp"   # one command per process
         return COMMANDS[args.command](args, argv)
     except UsageError as e:
-        print(_point(argv, str(e)).render(), file=sys.stderr)
+        _errors(_point(argv, str(e)).render())
         return 2
     except DrillError as e:
-        print(e.render(), file=sys.stderr)
+        _errors(e.render())
         if any(d.code in ("E527", "E804") for d in e.diagnostics):   # output, not usage
             return 1
         return 2 if all(d.loc.path == CMDLINE for d in e.diagnostics) else 1
@@ -167,9 +277,62 @@ def _main(argv: list[str], argv_given) -> int:
         return 3
 
 
+STDIN = "-"
+STDIN_PATH = "<stdin>"
+_STDIN: dict = {}
+
+
+def _stdin(argv, what: str) -> str:
+    """Standard input's text, read once; only one of rulebook, state and question may be '-'."""
+    if _STDIN and _STDIN.get("what") != what:
+        raise _point(argv, f"'-' reads one thing from stdin; it already gives the {_STDIN['what']}")
+    if "text" not in _STDIN:
+        _STDIN.update(what=what, text=sys.stdin.read())
+    return _STDIN["text"]
+
+
 def _open(path, argv, variants=()):
     from .evaluate import Rulebook
+    if path == STDIN:
+        return _open_stdin(argv, variants)
     return Rulebook.open(path, _where(argv, path), variants)
+
+
+def _open_stdin(argv, variants):
+    """A one-file rulebook given on standard input (it may not 'use' other files)."""
+    import os
+    from .check import check
+    from .compile import compile_model
+    from .errors import fail
+    from .evaluate import Rulebook
+    from .loader import Loaded
+    from .syntax import parse_file
+    if variants:
+        fail(_where(argv, variants[0]), "E800", "a rulebook read from stdin takes no --variant")
+    parsed = parse_file(STDIN_PATH, _stdin(argv, "rulebook"))
+    if parsed.header is None or parsed.header.base is not None:
+        fail(Loc(STDIN_PATH), "E013", "a rulebook read from stdin starts with a 'rulebook' header",
+             'write: rulebook "Title" edition "1" languages en')
+    if parsed.uses:
+        fail(parsed.uses[0].loc, "E014", "a rulebook read from stdin cannot 'use' files",
+             "check its folder instead: drillbook check FOLDER")
+    model = check(Loaded(os.getcwd(), parsed, [parsed]))
+    return Rulebook(model, compile_model(model))
+
+
+def _lang(args, argv, model=None):
+    """The --lang of any command, checked alike: a language of the phrase table or one the
+    rulebook declares (labels fall back to the rulebook's own text)."""
+    lang = getattr(args, "lang", None)
+    if lang is None:
+        return None
+    from .phrases import LANGUAGES
+    known = set(LANGUAGES) | set(getattr(model, "languages", None) or [])
+    if lang not in known:
+        from .errors import fail
+        fail(_where(argv, lang), "E810", f"no labels or phrases in '{lang}'",
+             f"languages: {', '.join(sorted(known))}")
+    return lang
 
 
 def _where(argv, word) -> Loc:
@@ -189,32 +352,31 @@ def cmd_check(args, argv) -> int:
         try:
             rb = _open(args.path, argv, args.variant)
         except DrillError as e:          # JSON on stdout, the located errors on stderr
-            print(json.dumps({"ok": False, "errors": [d.as_json() for d in e.diagnostics]},
-                             ensure_ascii=False, indent=2))
-            print(e.render(), file=sys.stderr)
+            _json({"ok": False, "errors": [d.as_json() for d in e.diagnostics]})
+            _errors(e.render())
             return 2 if all(d.loc.path == CMDLINE for d in e.diagnostics) else 1
     else:
         rb = _open(args.path, argv, args.variant)
     rb.program.compile_all()           # questions compile what they reach; check compiles all
     m = rb.model
+    lang = _lang(args, argv, m)
     from . import ast as A
     notes = [(sec, n) for sec, n in m.annotations() if n.kind in ("doubt", "gap")]
     if args.json:
-        print(json.dumps({
-            "rulebook": m.title.text, "ok": True,
-            "warnings": [w.as_json() for w in m.warnings],
-            "doubts": [{"path": n.loc.path, "line": n.loc.line, "col": n.loc.col,
-                        "kind": n.kind, "text": n.text,
-                        "section": sec.number if sec is not None else None}
-                       for sec, n in notes]}, ensure_ascii=False, indent=2))
+        _json({"rulebook": m.title.text, "ok": True,
+               "warnings": [w.as_json() for w in m.warnings],
+               "doubts": [{"path": n.loc.path, "line": n.loc.line, "col": n.loc.col,
+                           "kind": n.kind, "text": n.text,
+                           "section": sec.number if sec is not None else None}
+                          for sec, n in notes]})
         return 0
     for w in m.warnings:
-        print(w.render(), file=sys.stderr)
+        _errors(w.render())
     count = {k: len(m.of_kind(cls)) for k, cls in (
         ("rules", A.Define), ("exceptions", A.ExceptionDecl), ("tables", A.TableDecl),
         ("modifier lists", A.ModifiersDecl), ("checks", A.CheckDecl),
         ("requirement lists", A.RequirementsDecl), ("procedures", A.ProcedureDecl))}
-    print(f"ok: {m.title.text} — {len(m.sections)} sections, "
+    print(f"ok: {m.title.show('', lang)} — {len(m.sections)} sections, "
           + ", ".join(f"{n} {k}" for k, n in count.items())
           + f", {len(m.examples)} examples; {len(notes)} doubts and gaps"
           + (f"; {len(m.warnings)} warnings" if m.warnings else ""))
@@ -226,29 +388,42 @@ def cmd_check(args, argv) -> int:
 
 
 def cmd_test(args, argv) -> int:
-    passed = failed = 0
-    broken = False
+    from .explain import example_json
+    results, broken = [], []
     for path in args.paths:
         try:
             rb = _open(path, argv)
         except DrillError as e:
-            print(e.render(), file=sys.stderr)
-            broken = True
+            _errors(e.render())
+            broken.append((path, e))
             continue
-        for r in rb.run_examples(args.only):
+        _lang(args, argv, rb.model)
+        results += [(path, r) for r in rb.run_examples(args.only)]
+    passed = sum(1 for _, r in results if r.passed)
+    failed = len(results) - passed
+    if args.junit_xml:
+        from .junit import write_junit
+        write_junit(args.junit_xml, results, broken, _where(argv, args.junit_xml))
+    if args.json:
+        _json({"passed": passed, "failed": failed, "ok": not failed and not broken,
+               "examples": [example_json(path, r) for path, r in results],
+               "errors": [d.as_json() for _, e in broken for d in e.diagnostics]})
+    else:
+        lines = []
+        for _, r in results:
             ex = r.example
             sec = ex.section.number if ex.section else "?"
             if r.passed:
-                passed += 1
                 if args.verbose:
-                    print(f"ok    §{sec} {ex.name}")
+                    lines.append(f"ok    §{sec} {ex.name}")
                 continue
-            failed += 1
-            print(f"FAIL  §{sec} {ex.name}  ({ex.loc})")
+            lines.append(f"FAIL  §{sec} {ex.name}  ({ex.loc})")
             for loc, msg in r.failures:
-                print(f"      {loc}: {msg}")
-    print(f"{passed} passed, {failed} failed")
-    if passed + failed == 0 and not broken:
+                lines += [f"      {loc}: {m}" if i == 0 else f"      {m}"
+                          for i, m in enumerate(msg.split("\n"))]
+        lines.append(f"{passed} passed, {failed} failed")
+        _say("\n".join(lines), "test")
+    if not results and not broken:
         print("drillbook: no example ran" + (f" (none matches -k {args.only!r})"
                                              if args.only else ""), file=sys.stderr)
         return 1
@@ -267,7 +442,14 @@ def _choices(values, argv) -> dict:
 
 def _question_inputs(args, argv):
     rb = _open(args.rulebook, argv, args.variant)
-    state = rb.state(args.state, _where(argv, args.state) if args.state else None)
+    args.lang = _lang(args, argv, rb.model)
+    if args.question == STDIN:
+        args.question = _stdin(argv, "question").strip()
+    if args.state == STDIN:
+        from .state import read_state_text
+        state = read_state_text(rb.program, STDIN_PATH, _stdin(argv, "state"))
+    else:
+        state = rb.state(args.state, _where(argv, args.state) if args.state else None)
     rolls: dict[str, list[int]] = {}
     for value in args.roll:          # each --roll is checked where it was written
         for die, faces in rb.rolls(_rolls([value], argv), _where(argv, value)).items():
@@ -279,71 +461,96 @@ def _question_inputs(args, argv):
     return rb, state, rolls, options
 
 
+def _ask(args, argv, trace):
+    rb, state, rolls, options = _question_inputs(args, argv)
+    try:
+        ans = rb.ask(args.question, state, rolls, options, seed=args.seed, trace=trace,
+                     choices=args.chosen)
+    except DrillError as e:
+        _no_state_hint(e, args, state)
+        raise
+    return rb, ans
+
+
+def _no_state_hint(e: DrillError, args, state) -> None:
+    """An unknown name in a question asked without --state is most likely an entity id."""
+    if args.state is not None or state.entities:
+        return
+    for d in e.diagnostics:
+        if d.code == "E202" and d.loc.path == "<question>":
+            name = d.message.split("'")[1] if "'" in d.message else ""
+            d.message = f"unknown name '{name}': no state given, so the question has no " \
+                        "entities"
+            d.hint = "give the game state with --state FILE (YAML or JSON)" + (
+                f"; {d.hint}" if d.hint else "")
+
+
 def cmd_ask(args, argv) -> int:
     from .runtime import show
-    rb, state, rolls, options = _question_inputs(args, argv)
-    ans = rb.ask(args.question, state, rolls, options, seed=args.seed, trace=args.json,
-                 choices=args.chosen)
+    rb, ans = _ask(args, argv, trace=args.json)
     if args.json:
         from .explain import answer_json
-        print(json.dumps(answer_json(ans), ensure_ascii=False, indent=2))
+        _json(answer_json(ans, rb.model))
         return 0
-    print(show(ans.value, args.lang))
-    for _, text in ans.log:
-        print(f"  {text}")
+    lines = [show(ans.value, args.lang)]
+    lines += [f"  {text}" for text in _log(ans, args.lang)]
+    _say("\n".join(lines), "ruling")
     return 0
+
+
+def _log(ans, lang):
+    from .explain import effects_log
+    return effects_log(ans, lang)
 
 
 def cmd_explain(args, argv) -> int:
     from .explain import answer_json, ruling
-    rb, state, rolls, options = _question_inputs(args, argv)
-    ans = rb.ask(args.question, state, rolls, options, seed=args.seed, trace=True,
-                 choices=args.chosen)
+    rb, ans = _ask(args, argv, trace=True)
     if args.json:
-        out = answer_json(ans)
-        out["ruling"] = ruling(ans, args.lang)
-        print(json.dumps(out, ensure_ascii=False, indent=2))
+        out = answer_json(ans, rb.model)
+        out["ruling"] = ruling(ans, args.lang, rb.model)
+        _json(out)
         return 0
-    print(ruling(ans, args.lang))
+    _say(ruling(ans, args.lang, rb.model), "ruling")
     return 0
 
 
 def cmd_run(args, argv) -> int:
     from .explain import answer_json, event_log
-    rb, state, rolls, options = _question_inputs(args, argv)
-    ans = rb.ask(args.question, state, rolls, options, seed=args.seed, trace=True,
-                 choices=args.chosen)
+    rb, ans = _ask(args, argv, trace=True)
     if str(ans.type) != "Effects":
         raise _point(argv, f"'{args.question}' is a {ans.type}, not a procedure: use ask or explain")
     if args.json:
-        out = answer_json(ans)
-        out["log"] = [text for _, text in ans.log]
-        print(json.dumps(out, ensure_ascii=False, indent=2))
+        out = answer_json(ans, rb.model)
+        out["log"] = _log(ans, args.lang)
+        _json(out)
         return 0
-    print(event_log(ans, args.lang))
+    _say(event_log(ans, args.lang, rb.model), "ruling")
     return 0
 
 
 def cmd_odds(args, argv) -> int:
+    from .explain import outcome_label
     rb, state, rolls, options = _question_inputs(args, argv)
     t, dist = rb.odds(args.question, state, rolls, options, args.chosen)
     rows = sorted(dist.items(), key=lambda kv: (kv[0][0], -kv[1], kv[0][1]))
     if args.json:
-        print(json.dumps({"question": args.question, "type": str(t), "outcomes": [
+        _json({"question": args.question, "type": str(t), "outcomes": [
             {"choices": made, "outcome": k, "fraction": f"{p.numerator}/{p.denominator}",
-             "percent": round(float(p) * 100, 4)} for (made, k), p in rows]},
-            ensure_ascii=False, indent=2))
+             "percent": round(float(p) * 100, 4)} for (made, k), p in rows]})
         return 0
-    width = max(len(k) for (_, k), _ in rows)
-    print(f"odds of {args.question}:")
+    shown = {k: outcome_label(rb.model, k, args.lang) for (_, k), _ in rows}
+    width = max(len(v) for v in shown.values())
+    lines = [f"odds of {args.question}:"]
     group = None
     for (made, k), p in rows:
         if made != group and made:
-            print(f"  if {made}:")
+            lines.append(f"  if {made}:")
         group = made
         pad = "    " if made else "  "
         frac = f"{p.numerator}/{p.denominator}"
-        print(f"{pad}{k:<{width}}  {frac:>9}  {float(p) * 100:7.3f}%")
+        lines.append(f"{pad}{shown[k]:<{width}}  {frac:>9}  {float(p) * 100:7.3f}%")
+    _say("\n".join(lines), "ruling")
     return 0
 
 
@@ -354,20 +561,37 @@ def cmd_render(args, argv) -> int:
     if variant is not None:
         from .diff import semantic_diff            # the redline shows the odds that change
     from .coverage import uncovered_of
-    written = render_site(rb.model, args.out, args.lang, variant,
+    written = render_site(rb.model, args.out, _lang(args, argv, rb.model), variant,
                           semantic_diff(rb) if variant is not None else None, uncovered_of(rb))
+    if args.json:
+        _json({"out": args.out, "written": list(written)})
+        return 0
     print(f"wrote {len(written)} files to {args.out}")
     return 0
 
 
 def cmd_fmt(args, argv) -> int:
     import os
-    from .fmt import format_paths
+    from .fmt import format_paths, format_plan
     for p in args.paths:
         if not os.path.exists(p):
             from .errors import fail
             fail(_where(argv, p), "E010", f"no such file or folder: '{p}'")
+    if args.diff:
+        import difflib
+        plan = format_plan(args.paths)
+        text = "".join("".join(difflib.unified_diff(
+            old.splitlines(True), new.splitlines(True), path, f"{path} (formatted)"))
+            for path, old, new in plan)
+        if args.json:
+            _json({"changed": [p for p, _, _ in plan], "diff": text, "written": False})
+        elif text:
+            _say(text.rstrip("\n"), "diff")
+        return 1 if plan else 0
     changed, status = format_paths(args.paths, args.check)
+    if args.json:
+        _json({"changed": changed, "written": not args.check})
+        return status
     for path in changed:
         print(("would reformat " if args.check else "reformatted ") + path)
     if not changed:
@@ -390,11 +614,54 @@ def cmd_diff(args, argv) -> int:
             from .errors import fail
             fail(_where(argv, v), "E907", f"'{v}' patches another rulebook than '{args.base}'")
     rb = _open(args.variant[0], argv, args.variant[1:])
+    lang = _lang(args, argv, rb.model)
     result = semantic_diff(rb)
     if args.json:
-        print(json.dumps(result, ensure_ascii=False, indent=2))
+        _json(result)
     else:
-        print(render_text(result))
+        _say(render_text(result, lang), "diff")
+    return 0
+
+
+def cmd_describe(args, argv) -> int:
+    from .describe import describe_json, find, names, render, render_one
+    from .errors import did_you_mean, fail
+    rb = _open(args.rulebook, argv, args.variant)
+    lang = _lang(args, argv, rb.model)
+    data = describe_json(rb.model)
+    if args.name is not None:
+        item = find(data, args.name)
+        if item is None:
+            fail(_where(argv, args.name), "E202", f"'{args.name}' is not a name in this rulebook",
+                 did_you_mean(args.name, names(data))
+                 or "drillbook describe RULEBOOK lists every name")
+        if args.json:
+            _json({"rulebook": data["rulebook"], "item": item})
+        else:
+            print(render_one(item, lang))
+        return 0
+    if args.json:
+        _json(data)
+    else:
+        print(render(data, lang))
+    return 0
+
+
+def cmd_schema(args, argv) -> int:
+    from .schema import state_schema
+    rb = _open(args.rulebook, argv, args.variant)
+    text = json.dumps(state_schema(rb.model, _lang(args, argv, rb.model)), ensure_ascii=False,
+                      indent=2) + "\n"
+    if args.out:
+        from .errors import fail
+        from .fmt import write_atomically
+        import os
+        if not os.path.isdir(os.path.dirname(os.path.abspath(args.out))):
+            fail(_where(argv, args.out), "E010", f"no folder for '{args.out}'")
+        write_atomically(args.out, text)
+        print(f"wrote {args.out}")
+        return 0
+    sys.stdout.write(text)
     return 0
 
 
@@ -407,18 +674,27 @@ def cmd_coverage(args, argv) -> int:
                             args.verbose)
 
 
-COMMANDS = {"check": cmd_check, "test": cmd_test, "ask": cmd_ask, "explain": cmd_explain,
-            "odds": cmd_odds, "diff": cmd_diff, "run": cmd_run, "render": cmd_render,
-            "fmt": cmd_fmt, "coverage": cmd_coverage}
-
-
 def cmd_lsp(args, argv) -> int:
     from .lsp import serve           # imported here: only the server pays for pygls
     serve()
     return 0
 
 
-COMMANDS["lsp"] = cmd_lsp
+COMMANDS = {
+    "check": cmd_check,
+    "test": cmd_test,
+    "ask": cmd_ask,
+    "explain": cmd_explain,
+    "odds": cmd_odds,
+    "diff": cmd_diff,
+    "run": cmd_run,
+    "describe": cmd_describe,
+    "schema": cmd_schema,
+    "render": cmd_render,
+    "fmt": cmd_fmt,
+    "coverage": cmd_coverage,
+    "lsp": cmd_lsp,
+}
 
 
 if __name__ == "__main__":

@@ -27,7 +27,6 @@ from dataclasses import dataclass, field
 from . import ast as A
 
 KINDS = ("rules", "exceptions", "modifiers", "requirements", "cells", "steps")
-SCHEMA_VERSION = 1
 
 
 @dataclass(eq=False)
@@ -284,6 +283,7 @@ def coverage_command(rulebooks, as_json: bool = False, fail_under: float | None 
     overall coverage is under ``fail_under`` percent, else 0."""
     import json
     import sys
+    from .schema import SCHEMA_VERSION
     covs = [coverage(rb) for rb in rulebooks]
     if as_json:
         print(json.dumps({"schema_version": SCHEMA_VERSION,

@@ -13,6 +13,7 @@ from . import ast as A
 from .errors import DrillError
 from .evaluate import enumerate_outcomes
 from .limits import Budget
+from .phrases import say
 from .runtime import Ctx
 from .state import state_from_givens
 
@@ -88,7 +89,7 @@ def _fmt(dist):
             for (made, out), p in sorted(dist.items())}
 
 
-def render_text(d: dict) -> str:
+def render_text(d: dict, lang=None) -> str:
     lines = [f"variant \"{d['variant']}\" of \"{d['base']}\"", "", "Changes:"]
     for c in d["changes"]:
         where = f"§{c['section']}" if c["section"] else ""
@@ -113,6 +114,8 @@ def render_text(d: dict) -> str:
     lines += ["", "Examples of the base rulebook whose result changes:"]
     for e in d["examples"]:
         lines.append(f"  §{e['section']} \"{e['example']}\": {e['before']} → {e['after']}")
+        for why in e.get("why", []):
+            lines.append("      " + say(lang, "diff_why", w=why))
     if not d["examples"]:
         lines.append("  none")
     return "\n".join(lines)

@@ -6,7 +6,7 @@ them as ``path:line:col: error[CODE]: message``, the source line, a caret and a 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import attrs
 
 from .lines import split_lines
 
@@ -30,7 +30,7 @@ def source_line(path: str, line: int) -> str | None:
     return lines[line - 1] if line <= len(lines) else None
 
 
-@dataclass(frozen=True, slots=True)
+@attrs.frozen
 class Loc:
     """Where something stands in a source file (1-based line and column)."""
     path: str
@@ -46,14 +46,14 @@ class Loc:
         return Loc, (self.path, self.line, self.col, self.end_line, self.end_col)
 
 
-@dataclass(slots=True)
+@attrs.define
 class Diagnostic:
     loc: Loc
     code: str
     message: str
     hint: str | None = None
     severity: str = "error"
-    notes: list[tuple[Loc, str]] = field(default_factory=list)
+    notes: list[tuple[Loc, str]] = attrs.field(factory=list)
 
     def render(self) -> str:
         out = [f"{self.loc}: {self.severity}[{self.code}]: {self.message}"]
@@ -100,8 +100,12 @@ def fail(loc: Loc, code: str, message: str, hint: str | None = None,
 
 
 def did_you_mean(name: str, candidates) -> str | None:
-    from difflib import get_close_matches      # only when there is a mistake to explain
-    close = get_close_matches(name, list(candidates), n=3, cutoff=0.6)
+    """'did you mean ...?' for names like ``name``: close in spelling and, unless very close,
+    starting with the same letter (so 'facing' does not suggest 'wing')."""
+    from difflib import SequenceMatcher, get_close_matches   # only when there is a mistake
+    close = [c for c in get_close_matches(name, list(candidates), n=3, cutoff=0.6)
+             if c[:1].lower() == name[:1].lower()
+             or SequenceMatcher(None, name, c).ratio() >= 0.75]
     if not close:
         return None
     return "did you mean " + " or ".join(f"'{c}'" for c in close) + "?"

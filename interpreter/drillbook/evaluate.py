@@ -5,8 +5,9 @@
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from functools import lru_cache
+
+import attrs
 
 from . import ast as A
 from .check import check
@@ -22,7 +23,7 @@ from .runtime import (CheckResult, Ctx, Dice, Effect, NeedChoice, NeedRoll, Reus
 MAX_OUTCOMES = 200_000     # replays (outcomes and choices); enumeration stops here rather than run for ever
 
 
-@dataclass
+@attrs.define
 class Answer:
     question: str
     value: object
@@ -31,16 +32,16 @@ class Answer:
     dice: list
     state: State
     new_state: State | None = None
-    log: list = field(default_factory=list)
+    log: list = attrs.field(factory=list)
     model: object = None          # the rulebook asked (to cite the sections of effects)
 
 
-@dataclass
+@attrs.frozen
 class ExampleResult:
     example: A.ExampleDecl
     passed: bool
     failures: list      # [(Loc, message)]
-    traces: list = field(default_factory=list)   # with trace=True: the root of each evaluation
+    traces: list = attrs.field(factory=list)   # with trace=True: the root of each evaluation
 
 
 class Rulebook:
@@ -252,6 +253,9 @@ class Rulebook:
                 if not ok:
                     e = part
                     break
+        story = self._check_story(e, state, inputs, options, exp.frame)
+        if story:
+            return f"expected {_source_text(e.loc) or text}, but it is false: {story}"
         if isinstance(e, A.Binary) and e.op in ("==", "!=", "<", "<=", ">", ">="):
             text = _source_text(e.loc) or text
             vals = []
@@ -264,6 +268,45 @@ class Rulebook:
                     vals.append("(error)")
             return f"expected {text}, but the left side is {vals[0]} and the right side {vals[1]}"
         return f"expected {text}, but it is false"
+
+
+    def _check_story(self, e, state, inputs, options, frame) -> str | None:
+        """For a failed expectation about a check (``steady(u).passed``, ``not ...failed``):
+        the dice, the modifiers that applied, the total and the target."""
+        while isinstance(e, A.Unary) and e.op == "not":
+            e = e.operand
+        if isinstance(e, A.Binary) and e.op in ("==", "!=", "<", "<=", ">", ">="):
+            e = e.left
+        if not (isinstance(e, A.FieldOf) and getattr(e.subject, "type", None) is not None
+                and e.subject.type.kind == "check"):
+            return None
+        ctx = Ctx(state, inputs(), options, trace=True)
+        try:
+            v = self.program.compile_expr(e.subject)(ctx, [None] * frame)
+        except DrillError:
+            return None
+        node = next((n for n in _walk_trace(ctx.trace) if n.kind == "check"), None)
+        if not isinstance(v, CheckResult) or node is None:
+            return None
+        from .phrases import say
+        if v.natural is None:
+            return say(None, "check_no_roll")
+        dice = ", ".join(f"{n.name} rolled {n.value}" for n in node.children if n.kind == "roll")
+        mods = [f"{'+' if val > 0 else ''}{val} {item.label.show(item.name)}"
+                for m in node.children if m.kind == "modifiers"
+                for item, on, val in m.detail["items"] if on]
+        need = (say(None, "or_less", n=v.target) if v.op == "at_most" else
+                say(None, "or_more", n=v.target) if v.op == "at_least" else
+                say(None, "within", r=v.target))
+        word = ("passed" if v.passed else "failed") + (f" by {v.margin}" if v.margin else "")
+        return (f"{dice or 'no dice'}; modifiers {'; '.join(mods) if mods else 'none'} "
+                f"(total {v.modifier:+d}); total {v.total}; needed {need}: {word}")
+
+
+def _walk_trace(node):
+    yield node
+    for c in node.children:
+        yield from _walk_trace(c)
 
 
 def _source_text(loc: Loc) -> str | None:

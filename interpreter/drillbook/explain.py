@@ -13,6 +13,8 @@ from .phrases import say
 
 # the rule answers a ruling has already given, so that a repeated one is said once
 _SAID: ContextVar[set] = ContextVar("drillbook_said", default=set())
+# for a ruling under a variant: the variant's own files, path -> the variant's title
+_VARIANT: ContextVar[dict] = ContextVar("drillbook_variant", default={})
 from .runtime import CheckResult, Entity, Level, Range, Trace, show
 
 
@@ -78,8 +80,10 @@ def _decls(node):
 
 
 # ------------------------------------------------------------------ prose
-def ruling(answer, lang=None) -> str:
+def ruling(answer, lang=None, model=None) -> str:
     _SAID.set(set())
+    model = model if model is not None else getattr(answer, "model", None)
+    _VARIANT.set(_variant_files(model))
     v = answer.value
     lines = [say(lang, "question", q=answer.question), say(lang, "ruling", v=_verdict(v, lang))]
     if answer.dice:
@@ -88,10 +92,11 @@ def ruling(answer, lang=None) -> str:
     lines.append(say(lang, "why"))
     for node in answer.trace.children:
         lines += _node(node, 1, lang)
+    lines += _doubt_lines(answer, model, lang)
     if answer.log:
         lines.append("")
         lines.append(say(lang, "effects"))
-        for eff, text in answer.log:
+        for (eff, _), text in zip(answer.log, effects_log(answer, lang)):
             where = cite(effect_section(answer, eff), lang)
             lines.append(f"  - {text}" + (f" ({where})" if where else ""))
     secs = sections_of(answer.trace)
@@ -147,8 +152,12 @@ def _node(node: Trace, depth: int, lang) -> list:
             shown += "".join(cell.markers)          # the cell as printed, its marks with it
         if "row" in node.detail:
             shown = node.detail["row"]
-        return [f"{pad}- {label(node.decl, lang)} ({cite(node.decl, lang)}): "
-                + say(lang, "chart_gives", keys=keys, v=shown, line=cell.loc.line)
+        if cell.loc.path in _VARIANT.get():          # a cell the variant changed
+            gives = say(lang, "chart_gives_variant", keys=keys, v=shown,
+                        at=f"{cell.loc.path}:{cell.loc.line}")
+        else:
+            gives = say(lang, "chart_gives", keys=keys, v=shown, line=cell.loc.line)
+        return [f"{pad}- {label(node.decl, lang)} ({cite(node.decl, lang)}): " + gives
                 ] + _footnotes(node, pad, lang)
     if kind == "modifiers":
         out.append(f"{pad}- {label(node.decl, lang)} ({cite(node.decl, lang)}): "
@@ -164,7 +173,8 @@ def _node(node: Trace, depth: int, lang) -> list:
         return out
     if kind == "check":
         v = node.value
-        head = f"{pad}- {label(node.decl, lang)} ({cite(node.decl, lang)}): "
+        head = f"{pad}- {label(node.decl, lang)} ({cite(node.decl, lang)})" \
+            + _variant_mark(node.decl, lang) + ": "
         if v is None:
             return [head + say(lang, "stopped")]
         if v.natural is None:
@@ -208,7 +218,7 @@ def _node(node: Trace, depth: int, lang) -> list:
                                base=cite(node.decl, lang))
         else:
             head += f" ({cite(node.decl, lang)})"
-        out.append(head)
+        out.append(head + _variant_mark(decided or node.decl, lang))
         for decl, status, winner in node.detail.get("considered", []):
             if status == "does not apply":
                 out.append(f"{pad}    " + say(lang, "exc_not_apply", x=label(decl, lang),
@@ -239,16 +249,18 @@ def _step(node: Trace, n: int, depth: int, lang) -> list:
     out = [f"{pad}{n}. {title}"]
     for c in node.children:
         out += _node(c, depth + 1, lang)
-    for _, text in node.detail.get("log", []):
+    for text in _step_log(node, lang):
         out.append(f"{pad}   → {text}")
     if not node.detail.get("log"):
         out.append(f"{pad}   → " + say(lang, "no_change"))
     return out
 
 
-def event_log(answer, lang=None) -> str:
+def event_log(answer, lang=None, model=None) -> str:
     """A procedure's run as an event log: each step, the dice it read, what changed."""
     _SAID.set(set())
+    model = model if model is not None else getattr(answer, "model", None)
+    _VARIANT.set(_variant_files(model))
     lines = [say(lang, "procedure", q=answer.question)]
     for node in answer.trace.children:
         if node.kind != "procedure":
@@ -327,12 +339,13 @@ def trace_json(node: Trace) -> dict:
         out["skipped"] = bool(node.detail.get("skipped"))
     if node.kind == "table":
         out["keys"] = [to_json(k) for k in node.detail["keys"]]
-        out["cell"] = {"line": node.detail["cell"].loc.line, "col": node.detail["cell"].loc.col}
+        cell = node.detail["cell"]
+        out["cell"] = {"path": cell.loc.path, "line": cell.loc.line, "col": cell.loc.col}
     out["children"] = [trace_json(c) for c in node.children]
     return out
 
 
-def answer_json(answer) -> dict:
+def answer_json(answer, model=None) -> dict:
     out = {"question": answer.question, "type": str(answer.type), "value": to_json(answer.value),
            "shown": show(answer.value),
            "dice": [{"die": d, "face": f, "how": how} for d, f, how in answer.dice],
@@ -345,7 +358,177 @@ def answer_json(answer) -> dict:
         out["effects_cited"] = [
             {"effect": text, "section": sec.section.number if sec is not None else None}
             for sec, text in ((effect_section(answer, eff), text) for eff, text in answer.log)]
+    if answer.trace is not None:
+        model = model if model is not None else getattr(answer, "model", None)
+        out["doubts"] = doubts_of(answer.trace, model)
+        out["variant_changes"] = variant_changes(answer.trace, model)
     return out
 
 
-__all__ = ["ruling", "answer_json", "to_json", "sections_of", "A"]
+
+# ------------------------------------------------------------------ doubts and provenance
+# What decided a ruling, and what the sources say is doubtful about it: every doubt, gap and
+# CONFLICT attached to a rule, exception, table, cell (through its footnote markers) or
+# applied modifier the trace consulted; under a variant, everything the variant changed.
+
+def _variant_files(model) -> dict:
+    if model is None or getattr(model, "base", None) is None:
+        return {}
+    return {path: model.title.text for path in model.own_files}
+
+
+def _variant_mark(decl, lang) -> str:
+    if decl is None or decl.loc.path not in _VARIANT.get():
+        return ""
+    return " " + say(lang, "changed_by_variant", at=f"{decl.loc.path}:{decl.loc.line}")
+
+
+def _consulted(trace: Trace):
+    """(node, what, thing) for every declaration, applied modifier and table cell consulted."""
+    def walk(node):
+        for d in _decls(node):
+            yield node, "decl", d
+        if node.kind == "procedure":
+            for step in node.children:
+                if step.decl is not None:
+                    yield step, "decl", step.decl
+        if node.kind == "modifiers":
+            for item, on, _ in node.detail.get("items", []):
+                if on:
+                    yield node, "modifier", item
+        if node.kind == "table":
+            yield node, "cell", node.detail["cell"]
+        for c in node.children:
+            yield from walk(c)
+    yield from walk(trace)
+
+
+def _note_json(note, of: str, section) -> dict:
+    kind = "conflict" if note.text.lstrip().upper().startswith("CONFLICT") else note.kind
+    return {"kind": kind, "text": note.text, "of": of,
+            "section": None if section is None else section.number,
+            "at": f"{note.loc.path}:{note.loc.line}"}
+
+
+def doubts_of(trace: Trace, model=None) -> list:
+    """Every doubt, gap and CONFLICT attached to what decided the ruling, in trace order."""
+    out, seen = [], set()
+
+    def add(note, of, section):
+        key = (note.loc.path, note.loc.line, note.loc.col, note.text)
+        if note.kind in ("doubt", "gap") and key not in seen:
+            seen.add(key)
+            out.append(_note_json(note, of, section))
+    decls = []
+    for node, what, thing in _consulted(trace):
+        sec = getattr(node.decl, "section", None)
+        if what == "decl":
+            decls.append(thing)
+            for note in getattr(thing, "annotations", []) or []:
+                add(note, thing.name, getattr(thing, "section", None) or sec)
+        elif what == "modifier":
+            for note in thing.annotations or []:
+                add(note, f"{node.decl.name}.{thing.name}", sec)
+        elif what == "cell" and model is not None:
+            for mark in thing.markers:
+                marker = model.marker_for(mark, sec.number if sec else None)
+                for note in (marker.annotations if marker is not None else []):
+                    add(note, f"{node.name} cell {mark}", sec)
+    for w in getattr(model, "warnings", []) if model is not None else []:
+        if any((w.loc.path, w.loc.line) == (d.loc.path, d.loc.line) for d in decls):
+            out.append({"kind": "conflict", "text": w.message, "of": w.code,
+                        "section": None, "at": f"{w.loc.path}:{w.loc.line}"})
+    return out
+
+
+def variant_changes(trace: Trace, model=None) -> list:
+    """Under a variant: each rule, cell or modifier list the ruling consulted that the
+    variant changed, with the variant's file:line."""
+    if model is None or getattr(model, "base", None) is None:
+        return []
+    own = model.own_files
+    out, seen = [], set()
+    for node, what, thing in _consulted(trace):
+        name = getattr(thing, "name", node.name)
+        for c in model.patches:
+            hit = (what == "decl" and (c.target == name or c.target.startswith(name + "."))
+                   or what == "cell" and thing.loc.path in own
+                   and c.kind == "cell" and c.target.startswith(node.name + "(")
+                   and (c.loc.path, c.loc.line) == (thing.loc.path, thing.loc.line))
+            key = (c.kind, c.target, c.loc.path, c.loc.line)
+            if hit and key not in seen:
+                seen.add(key)
+                out.append({"kind": c.kind, "target": c.target, "section": c.section,
+                            "before": c.before, "after": c.after,
+                            "at": f"{c.loc.path}:{c.loc.line}"})
+    return out
+
+
+def _doubt_lines(answer, model, lang) -> list:
+    if answer.trace is None:
+        return []
+    lines = []
+    changes = variant_changes(answer.trace, model)
+    if changes:
+        lines += ["", say(lang, "variant_head", title=model.title.text)]
+        for c in changes:
+            what = f"{c['before']} → {c['after']}" if c["kind"] in ("cell", "option") \
+                else say(lang, "variant_" + c["kind"]) if c["kind"] in (
+                    "replaced", "dropped", "added") else c["kind"]
+            lines.append(f"  - {c['target']}: {what} (§{c['section']}, {c['at']})")
+    doubts = doubts_of(answer.trace, model)
+    if doubts:
+        lines += ["", say(lang, "doubts_head")]
+        for d in doubts:
+            where = f"§{d['section']}, " if d["section"] else ""
+            lines.append(f"  - {say(lang, 'kind_' + d['kind'])} ({where}{d['of']}): "
+                         f"{d['text']} ({d['at']})")
+    return lines
+
+
+# ------------------------------------------------------------------ effects, outcomes, examples
+def effects_log(answer, lang=None) -> list:
+    """What the effects changed, in order, in the reader's language."""
+    if answer.new_state is None:
+        return []
+    if lang is None:
+        return [text for _, text in answer.log]
+    _, log = answer.state.apply(answer.value, lang)
+    return [text for _, text in log]
+
+
+def _step_log(node: Trace, lang) -> list:
+    log = node.detail.get("log", [])
+    if lang is None or not log or "before" not in node.detail:
+        return [text for _, text in log]
+    _, again = node.detail["before"].apply(tuple(e for e, _ in log), lang)
+    return [text for _, text in again]
+
+
+def outcome_label(model, key: str, lang=None) -> str:
+    """An outcome of ``odds`` (a level's name, passed, failed...) in the reader's language."""
+    if lang is None:
+        return key
+    if key in model.members:
+        enum, i = model.members[key]
+        return enum.members[i].label.show(key, lang)
+    if key in ("passed", "failed", "allowed", "refused"):
+        return say(lang, key)
+    return key
+
+
+def example_json(path: str, result) -> dict:
+    ex = result.example
+    return {"rulebook": path, "example": ex.name, "section": _sec_number(ex),
+            "at": f"{ex.loc.path}:{ex.loc.line}", "passed": result.passed,
+            "failures": [{"at": f"{loc.path}:{loc.line}:{loc.col}", "message": msg}
+                         for loc, msg in result.failures]}
+
+
+def _sec_number(decl):
+    sec = getattr(decl, "section", None)
+    return None if sec is None else sec.number
+
+
+__all__ = ["ruling", "answer_json", "to_json", "sections_of", "doubts_of", "variant_changes",
+           "effects_log", "outcome_label", "example_json", "A"]

@@ -378,15 +378,12 @@ def _stage(path: str, text: str) -> tuple[str, str]:
     return tmp, target
 
 
-def format_paths(paths: list[str], check: bool) -> tuple[list[str], int]:
-    """Format every .drill file under ``paths``; return (files changed or that would change,
-    exit status).  Every file is read and formatted before any is written: if one does not
-    parse, a ``DrillError`` with the diagnostics of every such file is raised and nothing is
-    written.  With ``check`` nothing is written and the status is 1 if a file would change."""
-    files = _drill_files(paths)
-    changed: list[tuple[str, str]] = []
+def format_plan(paths: list[str]) -> list[tuple[str, str, str]]:
+    """(path, text, formatted text) of every .drill file under ``paths`` that would change;
+    a ``DrillError`` with the diagnostics of every file that does not parse."""
+    changed: list[tuple[str, str, str]] = []
     errors: list[Diagnostic] = []
-    for f in files:
+    for f in _drill_files(paths):
         try:
             text = _read(f)
             new = format_text(text, f)
@@ -394,9 +391,18 @@ def format_paths(paths: list[str], check: bool) -> tuple[list[str], int]:
             errors.extend(e.diagnostics)
             continue
         if new != text:
-            changed.append((f, new))
+            changed.append((f, text, new))
     if errors:
         raise DrillError(errors)
+    return changed
+
+
+def format_paths(paths: list[str], check: bool) -> tuple[list[str], int]:
+    """Format every .drill file under ``paths``; return (files changed or that would change,
+    exit status).  Every file is read and formatted before any is written: if one does not
+    parse, a ``DrillError`` with the diagnostics of every such file is raised and nothing is
+    written.  With ``check`` nothing is written and the status is 1 if a file would change."""
+    changed = [(f, new) for f, _, new in format_plan(paths)]
     if not check:
         try:
             write_all(changed)

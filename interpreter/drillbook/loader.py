@@ -8,7 +8,8 @@ from __future__ import annotations
 import contextlib
 import os
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+
+import attrs
 
 from . import ast as A
 from . import files
@@ -19,12 +20,12 @@ from .syntax import parse_file
 MAIN_FILE = "rulebook.drill"
 
 
-@dataclass
+@attrs.define
 class Loaded:
     """A rulebook's parsed files, main file first, in ``use`` order."""
     root: str
     main: A.SourceFile
-    files: list = field(default_factory=list)
+    files: list = attrs.field(factory=list)
 
     @property
     def sections(self):
@@ -62,6 +63,30 @@ def read_text(path: str, loc: Loc) -> str:
 def display_path(path: str) -> str:
     rel = os.path.relpath(path)
     return path if rel.startswith("..") else rel
+
+
+def _owning_rulebook(path: str) -> str | None:
+    """The rulebook.drill in this file's folder or a folder above it, if any."""
+    import re
+    target = os.path.realpath(path)
+    folder = os.path.dirname(target)
+    for _ in range(3):
+        main = os.path.join(folder, MAIN_FILE)
+        if os.path.isfile(main) and target != os.path.realpath(main):
+            for root, _dirs, files in os.walk(folder):
+                for name in (f for f in files if f.endswith(".drill")):
+                    user = os.path.join(root, name)
+                    try:
+                        with open(user, encoding="utf-8") as fh:
+                            text = fh.read()
+                    except (OSError, UnicodeDecodeError):
+                        continue
+                    for used in re.findall(r'^use\s+"([^"]+)"', text, re.MULTILINE):
+                        if os.path.realpath(os.path.join(root, used)) == target:
+                            return main
+            return None
+        folder = os.path.dirname(folder)
+    return None
 
 
 # Where files come from while loading: the disk, or (for an editor) its unsaved texts and
@@ -128,6 +153,11 @@ def load(path: str, where: Loc | None = None) -> Loaded:
     visit(main_path, None, ())
     main = order[0]
     if main.header is None:
+        owner = _owning_rulebook(main_path)
+        if owner is not None:
+            fail(Loc(main.path), "E013", "this file is a part of the rulebook in "
+                 f"'{display_path(os.path.dirname(owner))}', which uses it: check that folder",
+                 f"drillbook check {display_path(os.path.dirname(owner))}")
         fail(Loc(main.path), "E013", "a rulebook's main file starts with a 'rulebook' header",
              'write: rulebook "Title" edition "1" languages en')
     return Loaded(root, main, order)

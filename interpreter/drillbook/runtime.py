@@ -5,29 +5,31 @@ Values are immutable.  A ``State`` is never changed in place: ``apply`` returns 
 from __future__ import annotations
 
 from itertools import islice
-from dataclasses import dataclass, field
+
+import attrs
 
 from .errors import DrillError, Loc, fail
 from .limits import Budget
 
 
+@attrs.frozen(eq=False)
 class Level:
-    """A member of an enum or a level of a scale (Normal, Shaken, ...)."""
-    __slots__ = ("enum", "name", "index", "label")
-
-    def __init__(self, enum: str, name: str, index: int, label):
-        self.enum, self.name, self.index, self.label = enum, name, index, label
+    """A member of an enum or a level of a scale (Normal, Shaken, ...); one object per
+    level, compared by identity."""
+    enum: str
+    name: str
+    index: int
+    label: object
 
     def __repr__(self):
         return self.name
 
 
+@attrs.frozen(eq=False)
 class Range:
     """Inclusive range of numbers; an empty range is printed 'No' (nothing succeeds)."""
-    __slots__ = ("low", "high")
-
-    def __init__(self, low: int, high: int):
-        self.low, self.high = low, high
+    low: int
+    high: int
 
     @property
     def empty(self) -> bool:
@@ -51,12 +53,12 @@ class Range:
 NEVER = Range(1, 0)
 
 
+@attrs.frozen(eq=False)
 class Entity:
     """One record of the game state, named by its id."""
-    __slots__ = ("type", "id", "fields")
-
-    def __init__(self, type_: str, id_: str, fields: dict):
-        self.type, self.id, self.fields = type_, id_, fields
+    type: str
+    id: str
+    fields: dict
 
     def __repr__(self):
         return self.id
@@ -65,16 +67,20 @@ class Entity:
     # every evaluation that moves to a new state looks its entities up again by id.
 
 
+@attrs.frozen(eq=False)
 class CheckResult:
     """What a check produced: the natural roll, the modified total, the target, the result.
 
     ``natural`` is None when nothing was rolled (the table said No); ``margin`` is how far
     the total was inside (passed) or outside (failed) the target."""
-    __slots__ = ("name", "natural", "modifier", "total", "op", "target", "passed", "margin")
-
-    def __init__(self, name, natural, modifier, total, op, target, passed, margin):
-        self.name, self.natural, self.modifier, self.total = name, natural, modifier, total
-        self.op, self.target, self.passed, self.margin = op, target, passed, margin
+    name: str
+    natural: int | None
+    modifier: int
+    total: int | None
+    op: str
+    target: object
+    passed: bool
+    margin: int
 
     def __repr__(self):
         return f"CheckResult({self.name}: {show(self)})"
@@ -97,7 +103,7 @@ class CheckResult:
         raise KeyError(name)
 
 
-@dataclass(frozen=True, slots=True)
+@attrs.frozen
 class Verdict:
     """The answer of a list of requirements: allowed, or refused with every violated one."""
     name: str
@@ -118,7 +124,7 @@ class Verdict:
         raise KeyError(name)
 
 
-@dataclass(frozen=True, slots=True)
+@attrs.frozen
 class Effect:
     kind: str                 # set | add | remove
     entity: str
@@ -127,13 +133,13 @@ class Effect:
     loc: Loc
 
 
-@dataclass
+@attrs.define(slots=False)
 class State:
     """The game state: entities by id, and the ids of each record type in file order."""
     entities: dict
     by_type: dict
-    bounds: dict = field(default_factory=dict)     # (type, field) -> (low, high)
-    indexes: dict = field(default_factory=dict, compare=False, repr=False)
+    bounds: dict = attrs.field(factory=dict)     # (type, field) -> (low, high)
+    indexes: dict = attrs.field(factory=dict, eq=False, repr=False)
 
     def of_type(self, name: str):
         ents = self.entities
@@ -165,10 +171,13 @@ class State:
             order = self.indexes[key] = {i: n for n, i in enumerate(self.by_type.get(type_name, ()))}
         return order
 
-    def apply(self, effects) -> tuple["State", list]:
-        """Apply effects in order; return the new state and a log of what changed.  The
-        same effects on the same state give the same new state object (states never
-        change), so that the replays of ``odds`` meet the same entities."""
+    def apply(self, effects, lang: str | None = None) -> tuple["State", list]:
+        """Apply effects in order; return the new state and a log of what changed (its
+        phrases and values in ``lang``).  The same effects on the same state give the same
+        new state object (states never change), so that the replays of ``odds`` meet the
+        same entities."""
+        if lang is not None:
+            return self._apply(effects, lang)
         try:
             key = ("#apply", tuple(effects))
             hash(key)
@@ -179,7 +188,8 @@ class State:
             done = self.indexes[key] = self._apply(effects)
         return done[0], list(done[1])
 
-    def _apply(self, effects) -> tuple["State", list]:
+    def _apply(self, effects, lang: str | None = None) -> tuple["State", list]:
+        from .phrases import say
         ents = dict(self.entities)
         by_type = {k: list(v) for k, v in self.by_type.items()}
         log = []
@@ -191,7 +201,7 @@ class State:
             if eff.kind == "remove":
                 del ents[eff.entity]
                 by_type[ent.type].remove(eff.entity)
-                log.append((eff, f"{eff.entity} is removed"))
+                log.append((eff, say(lang, "log_removed", e=eff.entity)))
                 continue
             old = ent.fields[eff.field]
             new = old + eff.value if eff.kind == "add" else eff.value
@@ -203,7 +213,7 @@ class State:
             fields = dict(ent.fields)
             fields[eff.field] = new
             ents[eff.entity] = Entity(ent.type, ent.id, fields)
-            log.append((eff, f"{eff.entity}.{eff.field}: {show(old)} → {show(new)}"))
+            log.append((eff, f"{eff.entity}.{eff.field}: {show(old, lang)} → {show(new, lang)}"))
         return State(ents, {k: tuple(v) for k, v in by_type.items()}, self.bounds), log
 
 
@@ -495,14 +505,16 @@ def show(v, lang: str | None = None) -> str:
     if isinstance(v, Level):
         return v.label.show(v.name, lang) if lang else v.name
     if isinstance(v, CheckResult):
+        from .phrases import say
         if v.natural is None:
-            return "failed (nothing to roll)" if not v.passed else "passed (no roll needed)"
-        word = "passed" if v.passed else "failed"
-        return f"{word} by {v.margin}" if v.margin else word
+            return say(lang, "show_no_roll_failed" if not v.passed else "show_no_roll_passed")
+        word = say(lang, "passed" if v.passed else "failed")
+        return word + say(lang, "by", n=v.margin) if v.margin else word
     if isinstance(v, Verdict):
+        from .phrases import say
         if v.allowed:
-            return "allowed"
-        return "refused: " + "; ".join(
+            return say(lang, "allowed")
+        return say(lang, "refused") + ": " + "; ".join(
             f"§{d.section.number} {d.label.show(d.name, lang)}" if d.section else d.name
             for d in v.violated)
     if isinstance(v, tuple) and v and isinstance(v[0], Effect):

@@ -40,7 +40,13 @@ def load_state(program, path: str | None, where: Loc | None = None) -> State:
         return State({}, {}, bounds_of(program.model))
     if "\0" in path:
         fail(where or Loc("<command line>"), "E010", "a path cannot hold a NUL character")
-    text = normalize(read_text(path, where or Loc("<command line>"), "state file "))
+    text = read_text(path, where or Loc("<command line>"), "state file ")
+    return read_state_text(program, path, text)
+
+
+def read_state_text(program, path: str, text: str) -> State:
+    """Validate a state given as text (a file's, or standard input's as ``<stdin>``)."""
+    text = normalize(text)
     remember_source(path, text)
     _TEXTS[path] = text
     try:

@@ -16,7 +16,7 @@ target differently are a clash.  The patched rulebook is then checked like any o
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+import attrs
 
 from . import ast as A
 from .errors import Diagnostic, DrillError, Loc, did_you_mean, fail, source_line
@@ -37,7 +37,7 @@ def is_variant(path: str) -> bool:
     return False
 
 
-@dataclass
+@attrs.frozen
 class Change:
     """One patch as applied, for ``drillbook diff`` and for clash detection."""
     kind: str            # replaced | dropped | added | cell | option

@@ -163,7 +163,7 @@ class Typer:
                 e.ref = ("record", base.name)
                 return fields[e.name]
             return self.error(e.loc, "E203", f"a {base.name} has no field '{e.name}'",
-                              did_you_mean(e.name, fields))
+                              did_you_mean(e.name, fields) or f"its fields: {', '.join(fields)}")
         table = {"check": CHECK_FIELDS, "range": RANGE_FIELDS,
                  "verdict": VERDICT_FIELDS}.get(base.kind)
         if table is not None:
@@ -301,12 +301,21 @@ class Typer:
             return self.error(what.loc, "E306", "marked() asks about a cell of a table: "
                               "marked(table(keys), marker) or marked(chart(key).column, marker)")
         self.expr(what, scope)
+        section = d.section.number if d.section is not None else None
         marker = self.model.decls.get(mark.name)
-        if not isinstance(marker, A.MarkerDecl):
+        if mark.name in self.model.markers:         # named by its printed glyph
+            marker = self.model.marker_for(mark.name, section)
+            if marker is None:
+                return self.error(mark.loc, "E319", f"no footnote marker '{mark.name}' is "
+                                  f"declared for table '{d.name}' (§{section})",
+                                  "declare it in the table's section: marker "
+                                  f"{mark.name} name \"...\"")
+        elif not isinstance(marker, A.MarkerDecl):
             names = [m.name for ms in self.model.markers.values() for m in ms]
             return self.error(mark.loc, "E202", f"unknown footnote marker '{mark.name}'",
-                              did_you_mean(mark.name, names) or "declare it: marker * name \"...\"")
-        section = d.section.number if d.section is not None else None
+                              did_you_mean(mark.name, names) or
+                              f"declare it: marker {mark.name if not mark.name.isidentifier() else '*'}"
+                              f" {mark.name if mark.name.isidentifier() else 'name'} \"...\"")
         meant = self.model.marker_for(marker.mark, section)
         if meant is not marker:
             return self.error(mark.loc, "E319", f"in table '{d.name}' (§{section}) the mark "

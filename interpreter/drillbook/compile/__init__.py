@@ -267,6 +267,8 @@ class Program:
                             step_node.detail["skipped"] = True
                         continue
                     effects = value(sub, s)
+                    if step_node is not None:
+                        step_node.detail["before"] = state     # to say the log in any language
                     state, log = state.apply(effects)
                     done += effects
                     if step_node is not None:

@@ -115,7 +115,8 @@ def render_site(model, out_dir: str, lang: str | None = None, variant_model=None
     if variant_model is None and getattr(model, "base", None) is not None:
         variant_model = model
     languages = list(getattr(model, "languages", []) or [])
-    if lang is not None and languages and lang not in languages:
+    from ..phrases import LANGUAGES      # --lang means the same on every command
+    if lang is not None and languages and lang not in languages and lang not in LANGUAGES:
         fail(Loc("<command line>"), "E810", f"this rulebook has no labels in '{lang}'",
              f"its languages: {', '.join(languages)}")
     target = _check_out_dir(out_dir)

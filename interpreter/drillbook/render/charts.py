@@ -23,7 +23,7 @@ def _cell_source(cell: A.Cell, sources: _Sources) -> str | None:
     return text or None
 
 
-_OR = {"en": " or ", "ru": " или ", "de": " oder "}
+_OR = {lang: words["or"] for lang, words in _UI.items()}     # from the one phrase table
 
 
 def _cell_value(cell: A.Cell, model, lang, sources: _Sources, field_labels=None) -> str:

@@ -11,80 +11,15 @@ from markupsafe import Markup
 from .. import ast as A
 from ..errors import Loc
 from ..lines import split_lines
+from ..phrases import LANGUAGES, PHRASES
 
 
 SITE_MARKER = ".drillbook-site"
 
 # ------------------------------------------------------------------ words of the pages
-_UI = {
-    "en": {
-        "contents": "Contents", "edition": "Edition", "languages": "Languages",
-        "doubts": "Doubts and gaps", "doubt": "doubt", "gap": "gap", "note": "note",
-        "source": "source", "numbered": "numbered by this rulebook",
-        "none_doubts": "No doubts or gaps.", "index": "Contents",
-        "files": "Files", "section": "Section", "legend": "Markers",
-        "modifiers": "Die-roll modifiers", "when": "when", "exceptions": "Exceptions",
-        "exception_to": "exception to", "redline": "Redline", "base": "Base",
-        "variant": "Variant", "changes": "Changes", "dropped": "dropped",
-        "added": "added", "replaced": "replaced", "cell": "cell changed",
-        "option": "option switched", "not_in_base": "not in the base rulebook",
-        "not_in_variant": "dropped by the variant", "default": "default",
-        "patched": "changed by the variant", "counts": "{d} doubts, {g} gaps",
-        "in_variant": "annotations the variant adds",
-        "search": "Search", "search_hint": "sections, rules, labels, cells",
-        "found": "{n} found", "shown": "the first {n} shown",
-        "variants": "Variants", "odds": "Odds that change",
-        "odds_intro": "in the situations of the base rulebook's examples",
-        "question": "question", "example": "example", "outcome": "outcome",
-        "before": "before", "after": "after", "no_odds": "No odds change.",
-        "cell_notes": "Notes on cells", "row": "row",
-        "unexercised": "not exercised by any example",
-    },
-    "ru": {
-        "contents": "Содержание", "edition": "Издание", "languages": "Языки",
-        "doubts": "Сомнения и пробелы", "doubt": "сомнение", "gap": "пробел",
-        "note": "примечание", "source": "источник", "numbered": "номер этого свода", "none_doubts": "Сомнений и пробелов нет.",
-        "index": "Содержание", "files": "Файлы", "section": "Раздел", "legend": "Сноски",
-        "modifiers": "Модификаторы броска", "when": "если", "exceptions": "Исключения",
-        "exception_to": "исключение из", "redline": "Правка", "base": "Основа",
-        "variant": "Вариант", "changes": "Изменения", "dropped": "удалено",
-        "added": "добавлено", "replaced": "заменено", "cell": "изменена клетка",
-        "option": "переключена опция", "not_in_base": "нет в основных правилах",
-        "not_in_variant": "удалено вариантом", "default": "по умолчанию",
-        "patched": "изменено вариантом", "counts": "сомнений: {d}, пробелов: {g}",
-        "in_variant": "примечания варианта",
-        "search": "Поиск", "search_hint": "разделы, правила, метки, клетки",
-        "found": "найдено: {n}", "shown": "показаны первые {n}",
-        "variants": "Варианты", "odds": "Изменившиеся вероятности",
-        "odds_intro": "в ситуациях примеров основных правил",
-        "question": "вопрос", "example": "пример", "outcome": "исход",
-        "before": "до", "after": "после", "no_odds": "Вероятности не меняются.",
-        "cell_notes": "Примечания к клеткам", "row": "строка",
-        "unexercised": "ни один пример этого не проверяет",
-    },
-    "de": {
-        "contents": "Inhalt", "edition": "Ausgabe", "languages": "Sprachen",
-        "doubts": "Zweifel und Lücken", "doubt": "Zweifel", "gap": "Lücke", "note": "Anmerkung",
-        "source": "Quelle", "numbered": "Nummer dieses Regelwerks", "none_doubts": "Keine Zweifel, keine Lücken.", "index": "Inhalt",
-        "files": "Dateien", "section": "Abschnitt", "legend": "Fußnoten",
-        "modifiers": "Würfelmodifikatoren", "when": "wenn", "exceptions": "Ausnahmen",
-        "exception_to": "Ausnahme zu", "redline": "Änderungen", "base": "Grundregeln",
-        "variant": "Variante", "changes": "Änderungen", "dropped": "gestrichen",
-        "added": "hinzugefügt", "replaced": "ersetzt", "cell": "Zelle geändert",
-        "option": "Option umgeschaltet", "not_in_base": "nicht in den Grundregeln",
-        "not_in_variant": "von der Variante gestrichen", "default": "Vorgabe",
-        "patched": "von der Variante geändert", "counts": "{d} Zweifel, {g} Lücken",
-        "in_variant": "Anmerkungen der Variante",
-        "search": "Suche", "search_hint": "Abschnitte, Regeln, Bezeichnungen, Zellen",
-        "found": "{n} gefunden", "shown": "die ersten {n} angezeigt",
-        "variants": "Varianten", "odds": "Geänderte Wahrscheinlichkeiten",
-        "odds_intro": "in den Lagen der Beispiele der Grundregeln",
-        "question": "Frage", "example": "Beispiel", "outcome": "Ergebnis",
-        "before": "vorher", "after": "nachher", "no_odds": "Keine Wahrscheinlichkeit ändert sich.",
-        "cell_notes": "Anmerkungen zu Zellen", "row": "Zeile",
-        "unexercised": "von keinem Beispiel geprüft",
-    },
-}
+# the one phrase table holds them (phrases.py, keys "site_..."); this is its view by language
+_UI = {lang: {k[len("site_"):]: forms[lang] for k, forms in PHRASES.items() if k.startswith("site_")}
+       for lang in LANGUAGES}
 
 _KIND_WORD = {
     A.Define: "rule", A.ExceptionDecl: "exception", A.TableDecl: "table",

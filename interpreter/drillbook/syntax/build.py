@@ -739,6 +739,11 @@ class Builder(Transformer_NonRecursive):
         return A.Name(self.tloc(n), str(n))
 
     @v_args(meta=True, inline=True)
+    def mark_arg(self, meta, m):
+        """A footnote marker named by its printed glyph: marked(table(keys), ⁴)."""
+        return A.Name(self.tloc(m), str(m))
+
+    @v_args(meta=True, inline=True)
     def true_lit(self, meta):
         return A.BoolLit(self.loc(meta), True)
 

@@ -70,10 +70,54 @@ def _match_mistake(e: UnexpectedInput):
     return None if found is None else _MISTAKES[found]
 
 
+# the words that start a declaration: they stand at a section's own indentation
+_DECLARATION_WORDS = {"define", "exception", "table", "check", "modifiers", "requirements",
+                      "require", "procedure", "example", "enum", "scale", "record", "die",
+                      "option", "marker", "section"}
+
+
+def _line_mistake(text: str, path: str, line: int, col: int):
+    """Mistakes seen from the line itself: a '#' comment, a line indented too far."""
+    lines = text.splitlines()
+    if not 1 <= line <= len(lines):
+        return None
+    here = lines[line - 1]
+    stripped = here.lstrip(" \t")
+    first = len(here) - len(stripped) + 1
+    if col != first:
+        return None
+    if stripped.startswith(("#", "//")):
+        return Loc(path, line, col, line, col + (1 if stripped[0] == "#" else 2)), \
+            "comments start with '--' in drillbook", "write: -- " + stripped.lstrip("#/ ")
+    word = stripped.split(None, 1)[0] if stripped else ""
+    above = next((l for l in reversed(lines[:line - 1])
+                  if l.strip() and not l.lstrip().startswith("--")), None)
+    if word in _DECLARATION_WORDS and above is not None:
+        depth = len(above) - len(above.lstrip(" \t"))
+        if first - 1 > depth:
+            return Loc(path, line, col, line, col + len(word)), \
+                f"this '{word}' is indented more than the line above", \
+                f"a {word} starts at the section's indentation: indent it as the " \
+                "declarations beside it (only when, '=', source, doubt, note and gap lines " \
+                "go under a declaration)"
+    return None
+
+
+def _in_condition(text: str, line: int, col: int) -> bool:
+    """Is this column of the line inside a 'when' (or 'if') condition?"""
+    lines = text.splitlines()
+    before = lines[line - 1][:col - 1] if 1 <= line <= len(lines) else ""
+    words = before.replace("(", " ").split()
+    return "when" in words or "if" in words
+
+
 def explain_unexpected(e: UnexpectedInput, text: str, path: str):
     """Return (loc, message, hint) for a Lark syntax error."""
     line = getattr(e, "line", 1) or 1
     col = getattr(e, "column", 1) or 1
+    seen = _line_mistake(text, path, line, col)
+    if seen is not None:
+        return seen
     if isinstance(e, UnexpectedCharacters):
         ch = text[e.pos_in_stream] if e.pos_in_stream < len(text) else ""
         if ch == '"':
@@ -95,6 +139,8 @@ def explain_unexpected(e: UnexpectedInput, text: str, path: str):
         else:
             loc = Loc(path, tok.line, tok.column, tok.end_line or tok.line,
                       tok.end_column or tok.column + len(str(tok)))
+        if mistake is None and str(tok) == "=" and _in_condition(text, tok.line, tok.column):
+            mistake = _MISTAKES[0]
         if mistake:
             return loc, mistake[0], mistake[1] or _describe(e.expected)
         shown = {"_NL": "unexpected end of line", "_INDENT": "unexpected indented line",
