@@ -100,8 +100,9 @@ def run_subprocess(*argv, cwd=None, timeout=60) -> Result:
 
 
 def diagnostics(err: str) -> list[Diag]:
-    """Every located diagnostic in ``err``, with its quoted line and caret."""
-    lines = err.splitlines()
+    """Every located diagnostic in ``err``, with its quoted line and caret (lines end at
+    \n only: a quoted line may hold a form feed or a vertical tab)."""
+    lines = err.split("\n")
     out: list[Diag] = []
     i = 0
     while i < len(lines):
@@ -160,7 +161,9 @@ def assert_located(res: Result, code: str, fragment: str = "", *, rc: int = 1,
 
 
 def source_line(path, line: int) -> str:
-    return Path(path).read_text(encoding="utf-8").splitlines()[line - 1]
+    """Line ``line`` of a file, lines ending at \n, \r\n or \r and nowhere else."""
+    text = Path(path).read_text(encoding="utf-8")      # universal newlines: \r\n, \r -> \n
+    return text.split("\n")[line - 1]
 
 
 # ------------------------------------------------------------------ fixtures

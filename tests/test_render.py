@@ -501,7 +501,8 @@ def test_an_error_while_writing_leaves_the_old_site_intact(mp, tmp_path, monkeyp
                 raise OSError(28, "No space left on device")
         return real_open(path, mode, *args, **kwargs)
     monkeypatch.setattr("builtins.open", failing_open)
-    with pytest.raises(OSError):
+    from drillbook.errors import DrillError
+    with pytest.raises(DrillError, match="No space left"):       # located E810
         render_site(mp, str(out), lang="ru")
     monkeypatch.undo()
     assert count["n"] == 3

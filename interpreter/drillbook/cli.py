@@ -220,6 +220,12 @@ def _json(data: dict) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     argv_given, argv = argv, list(sys.argv[1:] if argv is None else argv)
+    from .output import finish, guard
+    with guard(argv) as out:         # UTF-8, bounded, a failed write located (output.py)
+        return finish(out, _main(argv, argv_given))
+
+
+def _main(argv: list[str], argv_given) -> int:
     _COLOUR["flag"] = "auto"
     _STDIN.clear()
     try:
@@ -248,6 +254,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except DrillError as e:
         _errors(e.render())
+        if any(d.code in ("E527", "E804") for d in e.diagnostics):   # output, not usage
+            return 1
         return 2 if all(d.loc.path == CMDLINE for d in e.diagnostics) else 1
     except RecursionError:
         print(f"{CMDLINE}:1:1: error[E998]: the rulebook nests too deeply to evaluate",

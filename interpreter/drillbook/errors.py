@@ -8,19 +8,25 @@ from __future__ import annotations
 
 import attrs
 
-_SOURCES: dict[str, str] = {}
+from .lines import split_lines
+
+_SOURCES: dict[str, list[str]] = {}
 
 
 def remember_source(path: str, text: str) -> None:
     """Keep a file's text so that diagnostics can quote its lines."""
-    _SOURCES[path] = text
+    _SOURCES[path] = split_lines(text)
+
+
+def source_lines(path: str) -> list[str] | None:
+    """The lines of a remembered file (split as the lexer counts them)."""
+    return _SOURCES.get(path)
 
 
 def source_line(path: str, line: int) -> str | None:
-    text = _SOURCES.get(path)
-    if text is None or line < 1:
+    lines = _SOURCES.get(path)
+    if lines is None or line < 1:
         return None
-    lines = text.splitlines()
     return lines[line - 1] if line <= len(lines) else None
 
 

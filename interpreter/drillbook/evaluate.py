@@ -15,6 +15,7 @@ from .check.exprs import Scope
 from .check.types import ANY, Ty
 from .compile import compile_model
 from .errors import Diagnostic, DrillError, Loc, did_you_mean, fail, source_line
+from .limits import MAX_WORK, Budget
 from .loader import load
 from .runtime import (CheckResult, Ctx, Dice, Effect, NeedChoice, NeedRoll, ReusedDice, State,
                       Trace, show)
@@ -159,6 +160,7 @@ class Rulebook:
             if ctx.rolled:
                 ctx.rolled.clear()
             dice.reset(rolls)
+            ctx.budget.left = MAX_WORK          # each evaluation has its own budget of work
             if trace:
                 ctx.trace = evaluate.trace = Trace("root", "")
                 ctx.stack = [ctx.trace]
@@ -170,8 +172,10 @@ class Rulebook:
         """Exact distribution of the question's value over every die not given, for each
         combination of the players' choices not given."""
         fn, t, size, _ = self.question(text, state)
-        return t, enumerate_outcomes(lambda dice: fn(Ctx(state, dice, options), [None] * size),
-                                     rolls, choices)
+        budget = Budget()           # one budget of work for every run of the enumeration
+        return t, enumerate_outcomes(
+            lambda dice: fn(Ctx(state, dice, options, budget=budget), [None] * size),
+            rolls, choices)
 
     # ------------------------------------------------------------ examples
     def run_examples(self, only: str | None = None, trace: bool = False) -> list[ExampleResult]:

@@ -29,6 +29,7 @@ import unicodedata
 from dataclasses import fields, is_dataclass
 
 from .errors import Diagnostic, DrillError, Loc, fail, remember_source
+from .lines import normalize
 from .syntax import parse_file
 
 INDENT = "  "
@@ -219,7 +220,7 @@ def _emit(lines: list[_Line]) -> str:
 def _tidy(text: str) -> str:
     if text.startswith("\ufeff"):
         text = text[1:]
-    text = text.replace("\r\n", "\n")
+    text = normalize(text)
     lines = _classify(text)
     _assign_levels(lines)
     _align_rows(lines)
@@ -284,9 +285,11 @@ def _drill_files(paths: list[str]) -> list[str]:
     found: list[str] = []
     for p in paths:
         if os.path.isdir(p):
+            inside = os.path.realpath(p)
             for root, dirs, files in os.walk(p):
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-                found += [os.path.join(root, f) for f in sorted(files) if f.endswith(".drill")]
+                found += [os.path.join(root, f) for f in sorted(files) if f.endswith(".drill")
+                          and _within(os.path.join(root, f), inside)]
         elif os.path.isfile(p):
             found.append(p)
         else:
@@ -298,6 +301,13 @@ def _drill_files(paths: list[str]) -> list[str]:
             seen.add(key)
             unique.append(f)
     return unique
+
+
+def _within(path: str, folder: str) -> bool:
+    """Is ``path`` (a symlink followed) a regular file inside ``folder``?  fmt never
+    rewrites a file outside the folder it was given, nor a device or a pipe."""
+    real = os.path.realpath(path)
+    return os.path.commonpath([real, folder]) == folder and os.path.isfile(real)
 
 
 def _read(path: str) -> str:
@@ -313,6 +323,42 @@ def _read(path: str) -> str:
 
 def write_atomically(path: str, text: str) -> None:
     """Replace the file at ``path`` with ``text``: a temporary file beside it, then a rename."""
+    write_all([(path, text)])
+
+
+def write_all(pairs: list[tuple[str, str]]) -> None:
+    """Replace several files, all or nothing: every new text is written to a temporary file
+    beside its target first; only when all are written are they renamed into place."""
+    staged: list[tuple[str, str]] = []
+    try:
+        for path, text in pairs:
+            try:
+                staged.append(_stage(path, text))
+            except OSError as e:
+                e.filename = path          # name the file the user gave, not the temporary
+                raise
+    except BaseException:
+        for tmp, _ in staged:
+            _unlink(tmp)
+        raise
+    for n, (tmp, target) in enumerate(staged):
+        try:
+            os.replace(tmp, target)
+        except BaseException:
+            for rest, _ in staged[n:]:
+                _unlink(rest)
+            raise
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def _stage(path: str, text: str) -> tuple[str, str]:
+    """(temporary file holding ``text``, the file it is to replace)."""
     target = os.path.realpath(path)
     folder = os.path.dirname(target)
     fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(target) + ".", suffix=".tmp",
@@ -326,13 +372,10 @@ def write_atomically(path: str, text: str) -> None:
             os.chmod(tmp, os.stat(target).st_mode & 0o7777)
         except OSError:
             pass
-        os.replace(tmp, target)
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        _unlink(tmp)
         raise
+    return tmp, target
 
 
 def format_plan(paths: list[str]) -> list[tuple[str, str, str]]:
@@ -362,8 +405,8 @@ def format_paths(paths: list[str], check: bool) -> tuple[list[str], int]:
     changed = [(f, new) for f, _, new in format_plan(paths)]
     if not check:
         try:
-            for f, new in changed:
-                write_atomically(f, new)
+            write_all(changed)
         except OSError as e:
-            fail(Loc(f), "E010", f"cannot write '{f}': {e.strerror}")
+            where = e.filename or (changed[0][0] if changed else "<command line>")
+            fail(Loc(where), "E010", f"cannot write '{where}': {e.strerror}; no file was changed")
     return [f for f, _ in changed], (1 if check and changed else 0)

@@ -12,7 +12,9 @@ from contextvars import ContextVar
 import attrs
 
 from . import ast as A
+from . import files
 from .errors import Loc, fail
+from .limits import MAX_DEPTH, too_deep
 from .syntax import parse_file
 
 MAIN_FILE = "rulebook.drill"
@@ -39,6 +41,10 @@ def resolve_main(path: str, where: Loc | None = None) -> str:
             fail(loc, "E010", f"'{path}' is a folder without a {MAIN_FILE}",
                  f"a rulebook folder holds its main file as {MAIN_FILE}")
         return main
+    if "\0" in path:
+        fail(loc, "E010", "a path cannot hold a NUL character")
+    if not path:
+        fail(loc, "E010", "an empty path names no file or folder")
     if not os.path.exists(path):
         fail(loc, "E010", f"no such file or folder: '{path}'")
     return path
@@ -48,17 +54,10 @@ READS: list | None = None     # while cache.py records a load: [(path, text)] re
 
 
 def read_text(path: str, loc: Loc) -> str:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
-        if READS is not None:
-            READS.append((path, text))
-        return text
-    except UnicodeDecodeError:
-        fail(loc, "E011", f"'{path}' is not UTF-8 text")
-    except OSError as e:
-        fail(loc, "E010", f"cannot read '{path}': {e.strerror}")
-    return ""
+    text = files.read_text(path, loc)
+    if READS is not None:
+        READS.append((path, text))
+    return text
 
 
 def display_path(path: str) -> str:
@@ -123,6 +122,8 @@ def load(path: str, where: Loc | None = None) -> Loaded:
     order: list[A.SourceFile] = []
 
     def visit(file_path: str, via: Loc | None, chain: tuple[str, ...]):
+        if len(chain) > MAX_DEPTH:
+            too_deep(via, "this chain of files using files")
         real = os.path.realpath(file_path)
         if real in chain:
             fail(via, "E012", "this 'use' makes a cycle of files",
@@ -138,6 +139,8 @@ def load(path: str, where: Loc | None = None) -> Loaded:
         seen[real] = parsed
         order.append(parsed)
         for use in parsed.uses:
+            if "\0" in use.path:
+                fail(use.loc, "E010", "a 'use' path cannot hold a NUL character")
             target = os.path.normpath(os.path.join(os.path.dirname(file_path), use.path))
             real_target = os.path.realpath(target)
             if os.path.commonpath([real_target, os.path.realpath(root)]) != os.path.realpath(root):

@@ -9,6 +9,7 @@ from itertools import islice
 import attrs
 
 from .errors import DrillError, Loc, fail
+from .limits import Budget
 
 
 @attrs.frozen(eq=False)
@@ -474,8 +475,11 @@ class Ctx:
     trace = None                  # the root of the trace, when asked for
     stack = None
 
-    def __init__(self, state: State, dice: Dice, options: frozenset, trace: bool = False):
-        self.rolled = {}          # (rule, args) -> value, for rules that read dice
+    def __init__(self, state: State, dice: Dice, options: frozenset, trace: bool = False,
+                 budget: Budget | None = None):
+        self.rolled = {}          # (rule, args) -> value: each rule is worked out once
+        self.shown = {}           # (rule, args) -> its trace node, when traced
+        self.budget = Budget() if budget is None else budget   # shared by sub-contexts
         self.state = state
         self.dice = dice
         self.options = options

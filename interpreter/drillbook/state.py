@@ -17,7 +17,10 @@ import yaml
 from . import ast as A
 from .check.types import Ty, strip
 from .errors import Diagnostic, DrillError, Loc, did_you_mean, fail, remember_source
+from .files import read_text
 from .geometry import parse_number
+from .limits import MAX_DEPTH, MAX_DIGITS, too_deep
+from .lines import normalize, position, split_lines
 from .runtime import Entity, State
 
 
@@ -35,39 +38,67 @@ def load_state(program, path: str | None, where: Loc | None = None) -> State:
     """Read and validate a state file; ``None`` gives the empty state."""
     if path is None:
         return State({}, {}, bounds_of(program.model))
-    try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
-    except OSError as e:
-        fail(where or Loc("<command line>"), "E010",
-             f"cannot read state file '{path}': {e.strerror}")
-    except UnicodeDecodeError:
-        fail(Loc(path), "E011", f"'{path}' is not UTF-8 text")
+    if "\0" in path:
+        fail(where or Loc("<command line>"), "E010", "a path cannot hold a NUL character")
+    text = read_text(path, where or Loc("<command line>"), "state file ")
     return read_state_text(program, path, text)
 
 
 def read_state_text(program, path: str, text: str) -> State:
     """Validate a state given as text (a file's, or standard input's as ``<stdin>``)."""
+    text = normalize(text)
     remember_source(path, text)
+    _TEXTS[path] = text
     try:
+        _nesting(text, path)
         node = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
-        loc = Loc(path)
-        if mark:
-            lines = text.splitlines() or [""]
-            line = min(mark.line + 1, len(lines))
-            col = mark.column + 1 if mark.line + 1 <= len(lines) else len(lines[-1]) + 1
-            loc = Loc(path, line, col)
-        fail(loc, "E701", f"this state file is not valid YAML or JSON: {getattr(e, 'problem', e)}")
+        index = mark.index if mark is not None else getattr(e, "position", None)
+        loc = _at(path, index) if index is not None else Loc(path)
+        problem = getattr(e, "problem", None) or (
+            f"character {e.character!r} is not allowed" if hasattr(e, "character") else str(e))
+        fail(loc, "E701", "this state file is not valid YAML or JSON: "
+             + " ".join(str(problem).split()))
+    except RecursionError:                  # _nesting keeps this from happening
+        fail(Loc(path), "E524", "this state file nests too deeply")
     return StateReader(program, path).read(node)
 
 
+_TEXTS: dict[str, str] = {}       # state file -> its text, to place YAML's marks
+
+
+def _at(path: str, index: int) -> Loc:
+    """The line and column of character ``index`` of a state file, counted as the lexer and
+    the error quotes count them (YAML would also end lines at U+2028 and friends)."""
+    text = _TEXTS.get(path, "")
+    line, col = position(text, min(index, len(text)))
+    lines = split_lines(text)
+    if line > len(lines):             # the end of the file: after its last line's text
+        line, col = len(lines), len(lines[-1]) + 1
+    return Loc(path, line, col)
+
+
+def _nesting(text: str, path: str) -> None:
+    """Refuse (E524) a state nested more than MAX_DEPTH levels deep, before PyYAML's
+    recursive composer would meet it; YAML's scanner reads it without recursion."""
+    depth = 0
+    opens = (yaml.BlockMappingStartToken, yaml.BlockSequenceStartToken,
+             yaml.FlowMappingStartToken, yaml.FlowSequenceStartToken)
+    closes = (yaml.BlockEndToken, yaml.FlowMappingEndToken, yaml.FlowSequenceEndToken)
+    for tok in yaml.scan(text, Loader=yaml.SafeLoader):
+        if isinstance(tok, opens):
+            depth += 1
+            if depth > MAX_DEPTH:
+                too_deep(_at(path, tok.start_mark.index), "this state file")
+        elif isinstance(tok, closes):
+            depth -= 1
+
+
 def _loc(path, node) -> Loc:
-    m = node.start_mark
-    return Loc(path, m.line + 1, m.column + 1, m.line + 1,
-               m.column + 1 + max(1, len(str(getattr(node, "value", ""))))
-               if isinstance(node, yaml.ScalarNode) else m.column + 2)
+    start = _at(path, node.start_mark.index)
+    width = max(1, len(str(getattr(node, "value", "")))) if isinstance(node, yaml.ScalarNode) else 1
+    return Loc(path, start.line, start.col, start.line, start.col + width)
 
 
 class StateReader:
@@ -179,6 +210,10 @@ class StateReader:
             return None
         t = strip(ty)
         if t.kind == "int":
+            if len(text.strip().lstrip("+-").lstrip("0")) > MAX_DIGITS:
+                self.err(node, "E521", f"{where} has more than {MAX_DIGITS} digits; "
+                         f"the limit is {MAX_DIGITS}")
+                return None
             try:
                 n = int(text)
             except ValueError:

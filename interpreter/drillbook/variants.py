@@ -58,6 +58,9 @@ class _Patched:
 
 
 def parse_variant(path: str, where: Loc | None = None) -> A.SourceFile:
+    if not path or "\0" in path:
+        fail(where or Loc("<command line>"), "E010", f"{path!r} names no variant file",
+             "give the path of a variant file")
     shown = display_path(path)
     parsed = read_and_parse(path, shown, where or Loc("<command line>"))
     if parsed.header is None or parsed.header.base is None:
@@ -167,6 +170,8 @@ def _apply(p: A.Patch, sections) -> list[Change]:
         sec.items[i:i + 1] = p.items
         for item in p.items:
             item.section = sec
+            if getattr(item, "name", None) == p.target:    # the patch's own notes go with it
+                item.annotations = list(item.annotations) + p.annotations
         return [Change("replaced", p.target, sec.number, p.loc, _decl_text(old),
                        " / ".join(_decl_text(i) for i in p.items))]
     if p.kind == "drop":
@@ -196,6 +201,7 @@ def _apply(p: A.Patch, sections) -> list[Change]:
             fail(p.target_loc, "E902", f"the base rulebook has no section {p.target}",
                  did_you_mean(p.target, [s.number for s in sections]))
         sec.items.extend(p.items)
+        sec.annotations = list(sec.annotations) + p.annotations
         for item in p.items:
             item.section = sec
         return [Change("added", getattr(item, "name", "?"), sec.number, item.loc, None,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from .. import ast as A
 from ..errors import Diagnostic, DrillError, did_you_mean
+from ..limits import MAX_DEPTH, MAX_FACES
 from .effects import check_effect_lists
 from .exprs import Scope, Typer
 from .model import Model, warn
@@ -166,6 +167,10 @@ class Checker:
                 m.returns[name] = BOOL
             elif isinstance(d, A.DieDecl) and d.low > d.high:
                 self.error(d.loc, "E302", f"die '{name}' has no faces: {d.low}..{d.high}")
+            elif isinstance(d, A.DieDecl) and d.high - d.low + 1 > MAX_FACES:
+                self.error(d.loc, "E522", f"die '{name}' has {d.high - d.low + 1} faces; the "
+                           f"limit is {MAX_FACES}", "a die of a game has a few faces; a large "
+                           "number is a range type, like 0..5000")
 
     def tables(self):
         tc = TableChecker(self.m, self.typer, self.errors)
@@ -291,6 +296,12 @@ class Checker:
                     break
                 seen.add(root.name)
                 root = m.decls.get(root.target)
+            if len(seen) > MAX_DEPTH:        # exceptions to exceptions: one error, the first
+                if len(seen) == MAX_DEPTH + 1:   # one past the limit
+                    self.error(e.loc, "E524", f"exception '{name}' is an exception to more than "
+                               f"{MAX_DEPTH} exceptions in a chain; the limit is {MAX_DEPTH}",
+                               "make it an exception to the rule itself")
+                continue
             if not isinstance(root, (A.Define, A.RequireDecl)):
                 continue
             m.root_of[name] = root
@@ -316,29 +327,36 @@ class Checker:
         for owner, callees in calls.items():
             graph.setdefault(owner, set()).update(callees)
         state: dict[str, int] = {}
-        stack: list[str] = []
-
-        def visit(n):
-            state[n] = 1
-            stack.append(n)
-            for c in sorted(graph.get(n, ())):
+        depth: dict[str, int] = {}          # the longest chain of calls from each rule
+        for root in sorted(graph):          # depth first, without recursion
+            if state.get(root) is not None:
+                continue
+            stack = [root]
+            todo = [iter(sorted(graph.get(root, ())))]
+            state[root] = 1
+            while todo:
+                c = next(todo[-1], None)
+                if c is None:
+                    n = stack.pop()
+                    todo.pop()
+                    state[n] = 2
+                    depth[n] = 1 + max((depth.get(k, 0) for k in graph.get(n, ())), default=0)
+                    if depth[n] > MAX_DEPTH and n in self.m.decls:
+                        self.error(self.m.decls[n].loc, "E524", f"'{n}' starts a chain of "
+                                   f"more than {MAX_DEPTH} rules calling rules; the limit is "
+                                   f"{MAX_DEPTH}", "flatten the chain")
+                        return
+                    continue
                 if state.get(c) == 1:
                     cyc = stack[stack.index(c):] + [c]
                     d = self.m.decls[c]
                     self.error(d.loc, "E210", f"'{c}' depends on itself: {' -> '.join(cyc)}",
                                "a rule may not use itself, directly or through others")
-                    raise _Stop
+                    return
                 if state.get(c) is None:
-                    visit(c)
-            stack.pop()
-            state[n] = 2
-
-        try:
-            for n in sorted(graph):
-                if state.get(n) is None:
-                    visit(n)
-        except _Stop:
-            pass
+                    state[c] = 1
+                    stack.append(c)
+                    todo.append(iter(sorted(graph.get(c, ()))))
 
     # ------------------------------------------------------------ static conflicts
     def conflicts(self):

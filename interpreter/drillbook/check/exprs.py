@@ -156,7 +156,9 @@ class Typer:
         if base.kind == "any":
             return ANY
         if base.kind == "record":
-            fields = self.model.record_types[base.name]
+            fields = self.model.record_types.get(base.name)
+            if fields is None:               # an unknown record type, said where it is named
+                return ANY
             if e.name in fields:
                 e.ref = ("record", base.name)
                 return fields[e.name]
@@ -201,6 +203,8 @@ class Typer:
             if len(args) != 1 or not isinstance(args[0], A.Query):
                 return self.error(e.loc, "E306", f"write {n}(Type x where condition)")
             self.expr(args[0], scope)
+            if args[0].type_name not in self.model.record_types:
+                return ANY                   # E201, said by the query
             if n == "the":
                 return Ty("opt", inner=Ty("record", args[0].type_name))
             return INT if n == "count" else BOOL

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from .. import ast as A
 from ..errors import Diagnostic, did_you_mean
+from ..limits import MAX_FACES, MAX_RANGE
 from .model import Model, TableLayout
 from .types import BOOL, INT, RANGE, TEXT, Ty, strip
 
@@ -28,11 +29,18 @@ class TableChecker:
         """(kind, values) — kind 'enum' with member names or 'int' with the allowed numbers."""
         t = p.type
         if t.kind == "range":
+            if t.high - t.low + 1 > MAX_RANGE:
+                self.error(t.loc, "E523", f"the key '{p.name}' covers {t.high - t.low + 1} "
+                           f"numbers; the limit is {MAX_RANGE}", "a table is printed: key it "
+                           "by a smaller range")
+                return None
             return "int", list(range(t.low, t.high + 1)), f"{t.low}..{t.high}"
         d = self.model.decls.get(t.name)
         if t.kind == "named" and isinstance(d, A.EnumDecl):
             return "enum", [m.name for m in d.members], d.name
         if t.kind == "named" and isinstance(d, A.DieDecl):
+            if d.high - d.low + 1 > MAX_FACES:
+                return None              # the die itself is refused (E522)
             return "int", list(range(d.low, d.high + 1)), f"the faces of {d.name}"
         self.error(t.loc, "E401", "a table key is an enum, a scale, a die or a range like 4..8",
                    f"'{p.name}' cannot be a key")
@@ -61,16 +69,21 @@ class TableChecker:
         if cell.kind == "int":
             keys = [cell.value]
         elif cell.kind == "range":
+            if cell.value[1] - cell.value[0] + 1 > MAX_RANGE:
+                self.error(cell.loc, "E523", f"the range {self.show(cell)} covers "
+                           f"{cell.value[1] - cell.value[0] + 1} numbers; the limit is {MAX_RANGE}")
+                return []
             keys = list(range(cell.value[0], cell.value[1] + 1))
             if not keys:
                 self.error(cell.loc, "E403", f"the range {cell.value[0]}-{cell.value[1]} is empty")
         else:
             self.error(cell.loc, "E402", f"{what} must be a number or a range like 0-8 ({shown})")
             return []
-        outside = [k for k in keys if k not in values]
+        allowed = set(values)
+        outside = [k for k in keys if k not in allowed]
         if outside:
             self.error(cell.loc, "E404", f"{what} {self.show(cell)} is outside {shown}")
-        return [k for k in keys if k in values]
+        return [k for k in keys if k in allowed]
 
     @staticmethod
     def show(cell: A.Cell) -> str:

@@ -79,7 +79,7 @@ class Program:
     def _compile(self, name):
         build, d = self._pending.pop(name)
         fn = self.unremembered[name] = build(d)
-        if name in self.model.rolls_dice or name in self.model.searching:
+        if not isinstance(d, A.TableDecl):     # every rule once per question (polynomial)
             fn = _once_per_question(name, fn)
         dict.__setitem__(self.callables, name, fn)
         self._ref(name).fn = fn
@@ -247,7 +247,7 @@ class Program:
                         continue
                     if token is not None:
                         at, snap_at = ctx.dice.step, ctx.dice._snapshot()
-                    sub = Ctx(state, ctx.dice, ctx.options)
+                    sub = Ctx(state, ctx.dice, ctx.options, budget=ctx.budget)
                     s = [state.entities.get(a.id) if isinstance(a, Entity) else a
                          for a in args] + pad
                     step_node = None
@@ -497,19 +497,35 @@ class Program:
 
 
 def _once_per_question(name, fn):
-    """A rule that reads dice gives one result per question for the same arguments:
-    asking ``morale_check(u)`` twice reads the die once (rules are pure).  A rule that
-    searches the state is remembered the same way, so that asking it again costs nothing."""
+    """A rule gives one result per question for the same arguments: asking
+    ``morale_check(u)`` twice reads the die once (rules are pure), and a rule that calls
+    another twice per level costs one call per level, not 2^levels.  Each rule worked out
+    counts against the question's budget of work (E525).  Traced, a rule asked again shows
+    its answer without the steps that led to it ("as above")."""
     missing = object()
 
     def once(ctx, args):
         key = (name, *args)
-        value = ctx.rolled.get(key, missing)
+        try:
+            value = ctx.rolled.get(key, missing)
+        except TypeError:               # an argument that cannot be remembered (a list...)
+            ctx.budget.spend(1)
+            return fn(ctx, args)
         if value is missing:
-            if ctx.dice.memo is None:
-                value = ctx.rolled[key] = fn(ctx, args)
-            else:                  # enumerating: replays share what they computed
+            ctx.budget.spend(1)
+            if ctx.dice.memo is not None:     # enumerating: replays share what they computed
                 value = ctx.rolled[key] = ctx.dice.remembered(ctx, key, fn, args)
+            elif ctx.trace is None:
+                value = ctx.rolled[key] = fn(ctx, args)
+            else:
+                kids = ctx.stack[-1].children
+                n = len(kids)
+                value = ctx.rolled[key] = fn(ctx, args)
+                ctx.shown[key] = kids[n] if len(kids) > n else None
+        elif ctx.trace is not None and ctx.shown.get(key) is not None:
+            node = ctx.shown[key]
+            ctx.stack[-1].children.append(Trace(node.kind, node.name, node.decl, node.value,
+                                                node.detail))
         return value
     return once
 

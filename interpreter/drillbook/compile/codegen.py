@@ -16,6 +16,7 @@ from ..check.geometry import SIGNATURES
 from ..check.types import strip
 from ..errors import fail
 from ..geometry import MAX_RING, Hex, bearing
+from ..limits import MAX_INT, MAX_RANGE, check_span, too_big
 from ..runtime import Ctx, Effect, Entity, Range, show
 
 
@@ -31,17 +32,32 @@ def _entity(ctx, ident, loc):
     return ent
 
 
-def _ents(ctx, type_name):
+def _ents(ctx, type_name, loc=None):
     ents = ctx.state.entities
-    return [ents[i] for i in ctx.state.by_type.get(type_name, ())]
+    ids = ctx.state.by_type.get(type_name, ())
+    ctx.budget.spend(len(ids), loc)
+    return [ents[i] for i in ids]
 
 
-def _candidates(ctx, type_name, lookups):
+def _span(ctx, low, high, loc):
+    """The numbers of ``for x from low to high``, refused beyond the limits (E523, E525)."""
+    if high - low + 1 > MAX_RANGE:
+        check_span(low, high, loc, "this 'for'")
+    ctx.budget.spend(max(high - low + 1, 0), loc)
+    return range(low, high + 1)
+
+
+def _items(ctx, items, loc):
+    ctx.budget.spend(len(items), loc)
+    return items
+
+
+def _candidates(ctx, type_name, lookups, loc=None):
     """The entities a query need look at: those an index finds for each of its keys (a
     short list is read whole: building an index would cost more than it saves)."""
     state = ctx.state
     if len(state.by_type.get(type_name, ())) <= 32:
-        return _ents(ctx, type_name)
+        return _ents(ctx, type_name, loc)
     if len(lookups) == 1:
         return state.lookup(type_name, *lookups[0])
     found = {}
@@ -106,7 +122,7 @@ def _moved_on(ctx, s, effects):
     """The context and local slots of the state ``effects`` leave (things looked up again
     by id; a thing the effects removed is none there)."""
     new_state, _ = ctx.state.apply(effects)
-    sub = Ctx(new_state, ctx.dice, ctx.options)
+    sub = Ctx(new_state, ctx.dice, ctx.options, budget=ctx.budget)
     sub.trace, sub.stack = ctx.trace, ctx.stack
     fresh = [new_state.entities.get(v.id) if isinstance(v, Entity) else v for v in s]
     return sub, fresh
@@ -133,7 +149,9 @@ def _let(s, slot, value):
 def _for_each(ctx, s, slot, things, body):
     """The body's effects for each thing in turn, each on the state the ones before left."""
     out = ()
-    for thing in list(things):
+    things = list(things)
+    ctx.budget.spend(len(things))
+    for thing in things:
         if isinstance(thing, Entity):
             thing = ctx.state.entities.get(thing.id)
             if thing is None:            # an earlier body removed it
@@ -230,6 +248,28 @@ def _fld(ent, name, loc, what):
     if ent is None:
         _none(loc, what)
     return ent.fields[name]
+
+
+def _things(ctx, ids):
+    """The things a list field names (a helper, not a comprehension in the generated code:
+    its iterable may hold an assignment expression, which Python refuses there)."""
+    ents = ctx.state.entities
+    return tuple(ents.get(i) for i in ids)
+
+
+def _ids(things):
+    return tuple(None if x is None else x.id for x in things)
+
+
+def _rid(ent):
+    return None if ent is None else ent.id
+
+
+def _mul(a, b, loc):
+    product = a * b
+    if not -MAX_INT <= product <= MAX_INT:
+        too_big(loc, product)
+    return product
 
 
 def _id(ent, loc, what):
@@ -343,7 +383,7 @@ class _Gen:
             plain = (f"({t}.fields[{self.k(e.name)}] if ({t} := {sub}) is not None "
                      f"else _none({self.k(e.loc)}, {what}))")
         if ftype.kind == "list" and ftype.inner.kind == "record":
-            return f"tuple(ctx.state.entities.get(_i) for _i in {plain})"
+            return f"_things(ctx, {plain})"
         if ftype.kind != "record":
             return plain
         return f"_deref(ctx, {plain})"
@@ -360,10 +400,12 @@ class _Gen:
     def _query(self, q: A.Query):
         keys = _index_keys(q)
         if keys is None:
-            source = f"_ents(ctx, {self.k(q.type_name)})"
+            source = f"_ents(ctx, {self.k(q.type_name)}, {self.k(q.loc)})"
         else:
+            self.plain += 1          # the keys are part of the comprehension's iterable
             pairs = ", ".join(f"({self.k(f)}, {self.gen(v)})" for f, v in keys)
-            source = f"_candidates(ctx, {self.k(q.type_name)}, ({pairs},))"
+            self.plain -= 1
+            source = f"_candidates(ctx, {self.k(q.type_name)}, ({pairs},), {self.k(q.loc)})"
         return (f"for _e in {source} "
                 f"if _bind(s, {int(q.ref)}, _e) and ({self.gen(q.cond)})")
 
@@ -390,19 +432,23 @@ class _Gen:
         return (f"_marked({self.k(self.p.cell_marks_of(table))}, {key0}, {key1}, "
                 f"{self.k(mark)})")
 
-    def _each(self, each: A.Each) -> str:
+    def _each(self, each: A.Each, number: bool = False) -> str:
+        """``(element) for s[i] in source if cond``; with ``number``, an element that is none
+        stops located (E604) before it is added."""
         slot = int(each.ref)
         self.plain += 1
+        where = self.k(each.loc)
         if each.items is None:
-            source = f"range({self.val(each.low)}, {self.val(each.high)} + 1)"
+            source = f"_span(ctx, {self.val(each.low)}, {self.val(each.high)}, {where})"
         else:
-            source = self.val(each.items, "the list")
+            source = f"_items(ctx, {self.val(each.items, 'the list')}, {where})"
         self.plain -= 1
         cond = f" if ({self.gen(each.cond)})" if each.cond is not None else ""
-        return f"({self.gen(each.element)}) for s[{slot}] in {source}{cond}"
+        element = self.val(each.element) if number else self.gen(each.element)
+        return f"({element}) for s[{slot}] in {source}{cond}"
 
     def _builtin_sum(self, e):
-        return f"sum({self._each(e.args[0])})"
+        return f"sum({self._each(e.args[0], number=True)})"
 
     def _builtin_first(self, e):
         return f"next(({self._each(e.args[0])}), None)"
@@ -461,18 +507,19 @@ class _Gen:
         return f"(-{self.val(e.operand)})"
 
     def _Binary(self, e):
-        a, b, op = self.gen(e.left), self.gen(e.right), e.op
-        if op in ("and", "or"):
-            return f"({a} {op} {b})"
-        if op == "==" and isinstance(e.right, A.Name) and e.right.ref[0] == "member":
-            return f"({a} is {b})"
-        if op in ("==", "!="):
+        op = e.op
+        if op in ("and", "or", "==", "!="):      # each operand is generated once: a flat
+            a, b = self.gen(e.left), self.gen(e.right)     # sum stays linear to compile
+            if op == "==" and isinstance(e.right, A.Name) and e.right.ref[0] == "member":
+                return f"({a} is {b})"
             return f"({a} {op} {b})"
         level = strip(e.left.type).kind == "enum"
         what = "a level" if level else "a number"
         a, b = self.val(e.left, what), self.val(e.right, what)
         if level:
             a, b = f"({a}).index", f"({b}).index"
+        if op == "*":
+            return f"_mul({a}, {b}, {self.k(e.loc)})"
         return f"({a} {op} {b})"
 
     def _MemberOf(self, e):
@@ -544,10 +591,9 @@ class _Gen:
         value = self.gen(e.value)
         target = strip(e.target.type)
         if target.kind == "record":
-            t = self.tmp()
-            value = f"(None if ({t} := {value}) is None else {t}.id)"
+            value = f"_rid({value})"
         elif target.kind == "list" and target.inner.kind == "record":
-            value = f"tuple(_x.id for _x in {value})"
+            value = f"_ids({value})"
         return (f"(_Effect('set', {self._target(e.target)}, {self.k(e.target.name)}, {value}, "
                 f"{self.k(e.loc)}),)")
 

@@ -20,7 +20,6 @@ import re
 import types
 
 from .. import ast as A
-from ..check.types import strip
 from ..runtime import CheckResult
 from .codegen import HELPERS, _Gen
 
@@ -65,7 +64,7 @@ class Inliner(_Gen):
             parts = []
             with self._inside(args):
                 for item in d.items:
-                    v = self.gen(item.value)
+                    v = self.val(item.value)        # none stops located (E604)
                     parts.append(f"({v})" if item.when is None
                                  else f"(({v}) if ({self.gen(item.when)}) else 0)")
             return "(" + " + ".join(["0"] + parts) + ")"
@@ -77,11 +76,8 @@ class Inliner(_Gen):
 
     def _FieldOf(self, e):
         subject = e.subject
-        if (e.ref[0] == "record" and isinstance(subject, A.Name) and subject.ref[0] == "local"
-                and subject.type is not None and subject.type.kind == "record"
-                and strip(e.type).kind not in ("record", "list")):
-            # a parameter or local typed as a record (never none): its field, read directly
-            return f"{self.gen(subject)}.fields[{self.k(e.name)}]"
+        # (a parameter typed as a record can still be none at run time: the(...) passed to
+        # it finds nothing, so its field goes through the none check of codegen.py, E604)
         code = super()._FieldOf(e)
         if code.startswith("_deref(ctx, ") and not self.plain:    # the call, inlined
             t = self.tmp()
@@ -126,7 +122,7 @@ def modifier_sum(program, m: A.ModifiersDecl):
     gen = Inliner(program)
     lines = ["def f(ctx, s):", _STATE.rstrip("\n"), "    r = 0"]
     for item in m.items:
-        v = gen.gen(item.value)
+        v = gen.val(item.value)                     # none stops located (E604)
         if item.when is None:
             lines.append(f"    r += {v}")
         else:

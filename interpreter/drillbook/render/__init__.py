@@ -40,6 +40,7 @@ import os
 import shutil
 import tempfile
 
+from ..atomic import swap_in
 from ..errors import Loc, fail
 from .site import (SITE_MARKER,
     _Highlighter,
@@ -61,7 +62,11 @@ def _check_out_dir(out_dir: str) -> str:
     if os.path.exists(target) and not os.path.isdir(target):
         fail(where, "E810", f"'{out_dir}' exists and is not a folder",
              "give a folder for the site with -o")
-    if os.path.isdir(target) and os.listdir(target) and \
+    try:
+        listed = os.path.isdir(target) and os.listdir(target)
+    except OSError as e:
+        fail(where, "E810", f"cannot read the folder '{out_dir}': {e.strerror}")
+    if listed and \
             not os.path.isfile(os.path.join(target, SITE_MARKER)):
         fail(where, "E810", f"'{out_dir}' is a folder that drillbook render did not write",
              "render into a new or empty folder; a site drillbook wrote is replaced as a whole")
@@ -69,10 +74,19 @@ def _check_out_dir(out_dir: str) -> str:
 
 
 def _write_atomically(target: str, files: dict) -> None:
+    """Every file into a temporary folder beside ``target``, then swapped in by one rename
+    (``atomic.swap_in``); a folder that cannot be written is a located E810."""
+    try:
+        _write_into(target, files)
+    except OSError as e:
+        fail(Loc("<command line>"), "E810", f"cannot write the site to '{target}': "
+             f"{e.strerror or e}", "render into a folder you can write")
+
+
+def _write_into(target: str, files: dict) -> None:
     parent = os.path.dirname(target)
     os.makedirs(parent, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix="." + os.path.basename(target) + ".render-", dir=parent)
-    old = None
     try:
         for rel, text in files.items():
             path = os.path.join(tmp, rel)
@@ -80,24 +94,11 @@ def _write_atomically(target: str, files: dict) -> None:
             with open(path, "w", encoding="utf-8", newline="\n") as fh:
                 fh.write(text)
         os.chmod(tmp, 0o755)
-        if os.path.isdir(target):
-            old = tempfile.mkdtemp(prefix="." + os.path.basename(target) + ".old-", dir=parent)
-            os.rmdir(old)
-            os.rename(target, old)
-            try:
-                os.rename(tmp, target)
-            except BaseException:
-                os.rename(old, target)
-                old = None
-                raise
-        else:
-            os.rename(tmp, target)
+        swap_in(tmp, target)
         tmp = None
     finally:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
 
 
 def render_site(model, out_dir: str, lang: str | None = None, variant_model=None,

@@ -10,6 +10,7 @@ from markupsafe import Markup
 
 from .. import ast as A
 from ..errors import Loc
+from ..lines import split_lines
 from ..phrases import LANGUAGES, PHRASES
 
 
@@ -54,15 +55,15 @@ class _Sources:
 
     def lines(self, path: str) -> list[str]:
         if path not in self._lines:
-            from ..errors import _SOURCES        # every file the loader parsed is remembered
-            text = _SOURCES.get(path)
-            if text is None:
+            from ..errors import source_lines    # every file the loader parsed is remembered
+            lines = source_lines(path)
+            if lines is None:
                 try:
                     with open(path, encoding="utf-8") as fh:
-                        text = fh.read()
+                        lines = split_lines(fh.read())
                 except (OSError, UnicodeDecodeError):
-                    text = ""
-            self._lines[path] = text.replace("\r\n", "\n").split("\n")
+                    lines = []
+            self._lines[path] = list(lines)
         return self._lines[path]
 
     def line(self, path: str, n: int) -> str:
@@ -77,7 +78,7 @@ class _Sources:
         if not lines or loc.line < 1 or loc.line > len(lines):
             return loc.line, []
         start = loc.line
-        end = loc.end_line or loc.line
+        end = min(loc.end_line or loc.line, len(lines))    # a last line without its newline
         if end > loc.line and not lines[end - 1][:max(loc.end_col - 1, 0)].strip():
             end -= 1
         end = min(max(end, start), len(lines))

@@ -15,6 +15,7 @@ from lark.indenter import Indenter
 from lark.visitors import _vargs_inline, _vargs_meta, _vargs_meta_inline
 
 from ..errors import DrillError, Loc, fail, remember_source
+from ..lines import normalize, split_lines
 from .build import Builder
 from .friendly import explain_unexpected
 
@@ -162,6 +163,7 @@ def grammar_keywords() -> set[str]:
 
 
 def _run(text: str, path: str, start: str):
+    text = normalize(text)
     remember_source(path, text)
     parser, layout = _parser() if start == "start" else _expr_parser()
     layout.path = path
@@ -193,7 +195,7 @@ def _run(text: str, path: str, start: str):
 def parse_file(path: str, text: str):
     """Parse one .drill file into an ``ast.SourceFile``."""
     if "\t" in text:
-        for n, line in enumerate(text.splitlines(), 1):
+        for n, line in enumerate(split_lines(text), 1):
             stripped = line.lstrip(" ")
             if stripped.startswith("\t"):
                 remember_source(path, text)
@@ -204,7 +206,8 @@ def parse_file(path: str, text: str):
 
 def parse_expr(text: str, path: str = "<expression>"):
     """Parse a single expression (the question of ``drillbook ask``)."""
-    if "\n" in text.strip():
+    if "\n" in normalize(text.strip()):
+        remember_source(path, text.strip())
         fail(Loc(path), "E001", "an expression must be on one line")
     return _run(text.strip(), path, "expr_start")
 

@@ -9,6 +9,7 @@ from lark.visitors import Transformer_NonRecursive
 
 from .. import ast as A
 from ..errors import Loc, fail, source_line
+from ..limits import MAX_DICE, MAX_SECTION_DIGITS, check_digits
 
 
 def _unquote(tok: Token) -> str:
@@ -44,6 +45,17 @@ class Builder(Transformer_NonRecursive):
     def tloc(self, tok: Token) -> Loc:
         return Loc(self.path, tok.line, tok.column, tok.end_line or tok.line,
                    tok.end_column or tok.column + len(tok))
+
+    def INT(self, tok: Token) -> int:           # every number written in a rulebook
+        if isinstance(tok, int):                 # already read (a token callback ran)
+            return tok
+        return check_digits(str(tok), self.tloc(tok))
+
+    def SECNUM(self, tok: Token) -> Token:
+        if len(tok) > MAX_SECTION_DIGITS:
+            fail(self.tloc(tok), "E521", f"this section number is {len(tok)} characters long; "
+                 f"the limit is {MAX_SECTION_DIGITS}")
+        return tok
 
     def __default__(self, data, children, meta):
         raise AssertionError(f"grammar rule {data!r} has no builder")  # a bug, not a user error
@@ -125,6 +137,7 @@ class Builder(Transformer_NonRecursive):
     # ------------------------------------------------------------ sections
     @v_args(meta=True, inline=True)
     def section(self, meta, number, label, *items):
+        number = self.SECNUM(number)
         decls = [i for i in items if isinstance(i, A.Decl)]
         notes = [i for i in items if isinstance(i, A.Annotation)]
         sec = A.Section(self.loc(meta), str(number), label, decls, notes)
@@ -332,9 +345,11 @@ class Builder(Transformer_NonRecursive):
     def dice(self, meta, *parts):
         if len(parts) == 1:
             return A.Dice(self.loc(meta), 1, str(parts[0]))
-        count = int(parts[0])
+        count = self.INT(parts[0])
         if count < 1:
             fail(self.loc(meta), "E104", "roll at least one die")
+        if count > MAX_DICE:
+            fail(self.loc(meta), "E522", f"a roll of {count} dice; the limit is {MAX_DICE}")
         return A.Dice(self.loc(meta), count, str(parts[1]))
 
     def modified(self, parts):
@@ -468,7 +483,7 @@ class Builder(Transformer_NonRecursive):
     def cell_range(self, meta, low, sign, high):
         if str(sign) != "-":
             fail(self.tloc(sign), "E105", "a range in a table cell is written low-high, like 0-5")
-        return A.Cell(self.loc(meta), "range", (int(low), int(high)), [])
+        return A.Cell(self.loc(meta), "range", (self.INT(low), self.INT(high)), [])
 
     @v_args(meta=True, inline=True)
     def cell_name(self, meta, name):
@@ -491,8 +506,8 @@ class Builder(Transformer_NonRecursive):
     @v_args(inline=True)
     def signed(self, *parts):
         if len(parts) == 2:
-            return -int(parts[1]) if str(parts[0]) == "-" else int(parts[1])
-        return int(parts[0])
+            return -self.INT(parts[1]) if str(parts[0]) == "-" else self.INT(parts[1])
+        return self.INT(parts[0])
 
     # ------------------------------------------------------------ examples
     @v_args(meta=True, inline=True)
@@ -541,7 +556,9 @@ class Builder(Transformer_NonRecursive):
     # ------------------------------------------------------------ variants
     @v_args(meta=True, inline=True)
     def patch_replace(self, meta, name, *items):
-        return A.Patch(self.loc(meta), "replace", str(name), self.tloc(name), list(items))
+        decls = [i for i in items if not isinstance(i, A.Annotation)]   # notes on the patch
+        return A.Patch(self.loc(meta), "replace", str(name), self.tloc(name), decls,
+                       annotations=[i for i in items if isinstance(i, A.Annotation)])
 
     @v_args(meta=True, inline=True)
     def patch_drop(self, meta, name, item, annotations):
@@ -551,8 +568,10 @@ class Builder(Transformer_NonRecursive):
 
     @v_args(meta=True, inline=True)
     def patch_add(self, meta, number, *items):
-        return A.Patch(self.loc(meta), "add", str(number), self.tloc(number), list(items),
-                       section=str(number))
+        decls = [i for i in items if not isinstance(i, A.Annotation)]
+        return A.Patch(self.loc(meta), "add", str(number), self.tloc(number), decls,
+                       section=str(number),
+                       annotations=[i for i in items if isinstance(i, A.Annotation)])
 
     @v_args(meta=True, inline=True)
     def patch_cell(self, meta, name, *rest):
@@ -705,11 +724,11 @@ class Builder(Transformer_NonRecursive):
 
     @v_args(meta=True, inline=True)
     def int_lit(self, meta, n):
-        return A.IntLit(self.loc(meta), int(n))
+        return A.IntLit(self.loc(meta), self.INT(n))
 
     @v_args(meta=True, inline=True)
     def range_lit(self, meta, a, b):
-        return A.RangeLit(self.loc(meta), int(a), int(b))
+        return A.RangeLit(self.loc(meta), self.INT(a), self.INT(b))
 
     @v_args(meta=True, inline=True)
     def text_lit(self, meta, s):

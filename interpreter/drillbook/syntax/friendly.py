@@ -8,6 +8,7 @@ from __future__ import annotations
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from ..errors import Loc
+from ..lines import split_lines
 
 _NAMES = {
     "NAME": "a name", "STRING": 'a quoted text ("...")', "INT": "a number",
@@ -124,14 +125,14 @@ def explain_unexpected(e: UnexpectedInput, text: str, path: str):
                 "close the quote on the same line"
         return Loc(path, line, col), f"unexpected character {ch!r}", _describe(e.allowed or [])
     if isinstance(e, UnexpectedEOF):
-        lines = text.splitlines() or [""]
+        lines = split_lines(text) or [""]
         return Loc(path, len(lines), len(lines[-1]) + 1), "the file ends in the middle of a rule", \
             _describe(e.expected)
     if isinstance(e, UnexpectedToken):
         tok = e.token
         mistake = _match_mistake(e)
         if tok.type == "$END":
-            lines = text.rstrip("\n").splitlines() or [""]
+            lines = split_lines(text.rstrip("\n")) or [""]
             loc = Loc(path, len(lines), len(lines[-1]) + 1)
         elif tok.type in ("_NL", "_INDENT", "_DEDENT"):
             loc = Loc(path, tok.line, tok.column)
