@@ -624,6 +624,19 @@ def to_source(e, prec: int = -1) -> str:
     raise TypeError(type(e).__name__)
 
 
+def type_source(t: A.TypeRef) -> str:
+    """A declared type written back as the source writes it."""
+    if t.kind == "range":
+        return f"{t.low}..{t.high}"
+    if t.kind == "optional":
+        return f"{t.name}?"
+    if t.kind == "list":
+        return f"list of {t.name}"
+    if t.kind == "union":
+        return f"Int or {t.name}"
+    return t.name
+
+
 def cell_source(cell: Cell) -> str:
     """A table cell written back as the chart prints it, footnote markers included."""
     if cell.kind == "na":

@@ -17,19 +17,6 @@ QUESTION_KINDS = {A.Define: "rule", A.CheckDecl: "check", A.TableDecl: "table",
                   A.ProcedureDecl: "procedure"}
 
 
-def type_source(t: A.TypeRef) -> str:
-    """A declared type written back as the source writes it."""
-    if t.kind == "range":
-        return f"{t.low}..{t.high}"
-    if t.kind == "optional":
-        return f"{t.name}?"
-    if t.kind == "list":
-        return f"list of {t.name}"
-    if t.kind == "union":
-        return f"Int or {t.name}"
-    return t.name
-
-
 def _labels(label) -> dict:
     if label is None:
         return {}
@@ -103,15 +90,15 @@ class _Reach:
 
 
 def _params(d) -> list:
-    return [{"name": p.name, "type": type_source(p.type)} for p in (d.params or [])]
+    return [{"name": p.name, "type": A.type_source(p.type)} for p in (d.params or [])]
 
 
 def _returns(model, d) -> str:
     t = model.returns.get(d.name)
     if isinstance(d, A.Define) and d.returns is not None:
-        return type_source(d.returns)
+        return A.type_source(d.returns)
     if isinstance(d, A.TableDecl):
-        return type_source(d.returns)
+        return A.type_source(d.returns)
     return str(t) if t is not None else "?"
 
 
@@ -173,7 +160,7 @@ def _signed_source(e) -> str:
 
 def field_json(model, rec, f) -> dict:
     t = f.type
-    out = {"name": f.name, "type": type_source(t), "label": f.label.text,
+    out = {"name": f.name, "type": A.type_source(t), "label": f.label.text,
            "labels": _labels(f.label), "required": f.default is None
            and t.kind not in ("optional", "list"),
            "default": A.to_source(f.default) if f.default is not None else None}

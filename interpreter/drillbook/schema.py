@@ -12,7 +12,6 @@ schemas of those outputs are in ``docs/schemas/``.
 from __future__ import annotations
 
 from . import ast as A
-from .describe import type_source
 
 SCHEMA_VERSION = 1
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -52,7 +51,7 @@ def field_schema(model, f: A.FieldDecl, lang=None) -> dict:
     else:
         out = _base(model, t.name)
     text = _label(f.label, lang)
-    out["title"] = f"{f.name}: {type_source(t)}"
+    out["title"] = f"{f.name}: {A.type_source(t)}"
     if text:
         out["description"] = text
     if f.default is not None:
