@@ -55,15 +55,26 @@ def emitted_floor(rb):
     table = {(lv[a], lv[b]): v for a, row in oc.TABLE.items() for b, v in row.items()}
     charge, receive, rally = lv["Charge"], lv["ReceiveCharge"], lv["Rally"]
 
+    broken = next(x for x in rb.program.levels["MoraleState"] if x.name == "Broken")
+
+    def hexes(a, b):
+        dq, dr = a.q - b.q, a.r - b.r
+        return (abs(dq) + abs(dr) + abs(dq + dr)) // 2
+
     def decide(state, w, desired, roll):
         f = w.fields
         ents = state.entities
-        drm = ents[f["commander"]].fields["rating"]
+        wc = ents[f["commander"]].fields
+        drm = wc["rating"]
         ac = f["army_commander"]
-        if ac is not None and f["army_commander_near"]:
+        if ac is not None and hexes(ents[ac].fields["at"], wc["at"]) <= 1:
             drm += ents[ac].fields["rating"]
-        if ents[f["commander"]].fields["adjacent_to_enemy"]:
-            drm += 1
+        for i in state.by_type.get("Unit", ()):       # an enemy unit, not Broken, adjacent
+            u = ents[i].fields
+            if u["at"] is not None and u["morale"] is not broken and \
+                    ents[u["wing"]].fields["side"] is not f["side"] and hexes(u["at"], wc["at"]) == 1:
+                drm += 1
+                break
         if f["cavalry"]:
             if desired is charge:
                 drm -= 1
