@@ -126,7 +126,8 @@ def _write(entry: str, files, model) -> None:
 
 def checked_model(path: str, variants, build):
     """``build()`` (load and check), or the model an earlier identical build left."""
-    if not enabled or loader._SOURCES.get() is not None:   # off, or an editor's texts
+    if not enabled or loader._SOURCES.get() is not None or "\0" in "".join([path, *variants]):
+        # off, an editor's texts, or a path no file can have (loading says so, located)
         with quiet_gc():
             return build()
     entry = os.path.join(folder(), "models", _key(path, variants) + ".pickle")

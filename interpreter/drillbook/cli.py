@@ -675,6 +675,10 @@ def cmd_coverage(args, argv) -> int:
 
 
 def cmd_lsp(args, argv) -> int:
+    if not (hasattr(sys.stdin, "buffer") and hasattr(sys.stdout, "buffer")):
+        raise _point(argv, "lsp: the language server talks over standard input and output, "
+                     "and these are not byte streams here; start it from an editor "
+                     "(docs/editors.md)")
     from .lsp import serve           # imported here: only the server pays for pygls
     serve()
     return 0

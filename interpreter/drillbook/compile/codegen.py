@@ -394,8 +394,23 @@ class _Gen:
             if e.ref[1] in SIGNATURES:
                 return self._geometry(e)
             return getattr(self, "_builtin_" + e.ref[1])(e)
-        args = ", ".join(self.gen(a) for a in e.args)
+        args = ", ".join(self._args(e))
         return f"{self.k(self.p._ref(e.ref[1]))}.fn(ctx, [{args}])"
+
+    def _args(self, e) -> list:
+        """A call's arguments; a none where the parameter is not optional stops, located
+        (E604), before the rule can meet it in arithmetic."""
+        d = self.p.model.decls.get(e.ref[1])
+        params = getattr(d, "params", None) or []
+        out = []
+        for i, a in enumerate(e.args):
+            p = params[i] if i < len(params) else None
+            if (p is not None and p.type.kind != "optional" and a.type is not None
+                    and a.type.kind in ("opt", "none")):
+                out.append(self.val(a, f"argument '{p.name}' of {e.ref[1]}"))
+            else:
+                out.append(self.gen(a))
+        return out
 
     def _query(self, q: A.Query):
         keys = _index_keys(q)

@@ -45,7 +45,7 @@ class Inliner(_Gen):
         name = e.ref[1]
         p = self.p
         d = p.model.decls.get(name)
-        args = [self.gen(a) for a in e.args]
+        args = self._args(e)
         if isinstance(d, A.TableDecl) and name in p.model.tables and not self.plain:
             cells = p.table_cells(name)          # each key is evaluated once, as in a call
             keys = [self.tmp() for _ in args]
