@@ -342,38 +342,52 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="fewer states and rounds")
     ap.add_argument("--record", action="store_true", help="append to bench/RESULTS.md")
+    ap.add_argument("--only", default="", help="some figures: a comma list of "
+                    "order,path,odds,loads,ask,scale")
     args = ap.parse_args()
+    only = set(filter(None, args.only.split(","))) or {"order", "path", "odds", "loads", "ask",
+                                                       "scale"}
     n, count = (5_000, 5) if args.quick else (20_000, 7)
     print(f"drillbook speed, {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, "
           f"{platform.node()}, {platform.processor() or platform.machine()}, "
           f"{os.cpu_count()} cores, Python {platform.python_version()}")
     work = tempfile.mkdtemp(prefix="drillbook-bench-")
     try:
-        t, zen = order_change(n, count)
-        report("5.7 order change, trace off", f"{t['off'] / t['hand']:5.2f}x hand-written "
-               f"({t['off'] * 1e6 / n:.2f} µs)", "<= 2.0x", t["off"] / t["hand"] <= 2.0)
-        report("  straight-line floor over drillbook values", f"{t['line'] / t['hand']:5.2f}x hand-written",
-               "(reference)", None)
-        if zen:
-            report("  GoRules ZEN compiled expression", f"{t['zen'] / t['hand']:5.2f}x hand-written",
-                   "slower than drillbook", t["zen"] > t["off"])
-        else:
-            report("  GoRules ZEN compiled expression", "not installed (pip install '.[bench]')",
-                   "slower than drillbook", None)
-        report("  the same, a Ctx and Dice built per question", f"{t['ctx'] / t['hand']:5.2f}x "
-               "hand-written", "(reference)", None)
-        report("5.7 order change, trace on", f"{t['on'] / t['hand']:5.2f}x hand-written",
-               "<= 5x", t["on"] / t["hand"] <= 5)
-        pc_t = path_cost_ratio(n // 2, count)
-        report("path cost (7.8.7)", f"{pc_t:5.1f}x hand-written", "<= 8x", pc_t <= 8)
-        odds_figures(work, count)
-        loads(work, count)
-        ask_process(work, count)
-        scale(work, n // 4, count)
+        if "order" in only:
+            order_figures(n, count)
+        if "path" in only:
+            pc_t = path_cost_ratio(n // 2, count)
+            report("path cost (7.8.7)", f"{pc_t:5.1f}x hand-written", "<= 8x", pc_t <= 8)
+        if "odds" in only:
+            odds_figures(work, count)
+        if "loads" in only:
+            loads(work, count)
+        if "ask" in only:
+            ask_process(work, count)
+        if "scale" in only:
+            scale(work, n // 4, count)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if args.record:
         record()
+
+
+def order_figures(n: int, count: int):
+    t, zen = order_change(n, count)
+    report("5.7 order change, trace off", f"{t['off'] / t['hand']:5.2f}x hand-written "
+           f"({t['off'] * 1e6 / n:.2f} µs)", "<= 2.0x", t["off"] / t["hand"] <= 2.0)
+    report("  straight-line floor over drillbook values", f"{t['line'] / t['hand']:5.2f}x hand-written",
+           "(reference)", None)
+    if zen:
+        report("  GoRules ZEN compiled expression", f"{t['zen'] / t['hand']:5.2f}x hand-written",
+               "slower than drillbook", t["zen"] > t["off"])
+    else:
+        report("  GoRules ZEN compiled expression", "not installed (pip install '.[bench]')",
+               "slower than drillbook", None)
+    report("  the same, a Ctx and Dice built per question", f"{t['ctx'] / t['hand']:5.2f}x "
+           "hand-written", "(reference)", None)
+    report("5.7 order change, trace on", f"{t['on'] / t['hand']:5.2f}x hand-written",
+           "<= 5x", t["on"] / t["hand"] <= 5)
 
 
 def path_cost_ratio(n: int, count: int) -> float:

@@ -18,7 +18,7 @@ from .errors import Diagnostic, DrillError, Loc, did_you_mean, fail, source_line
 from .limits import MAX_WORK, Budget
 from .loader import load
 from .runtime import (CheckResult, Ctx, Dice, Effect, NeedChoice, NeedRoll, ReusedDice, State,
-                      Trace, show)
+                      Trace, show, show_effects)
 
 MAX_OUTCOMES = 200_000     # replays (outcomes and choices); enumeration stops here rather than run for ever
 
@@ -317,12 +317,13 @@ def _source_text(loc: Loc) -> str | None:
     return line[loc.col - 1:end - 1].strip()
 
 
-def outcome_key(value):
-    """How a value is counted in a distribution."""
+def outcome_key(value, known: dict | None = None):
+    """How a value is counted in a distribution; ``known`` keeps the texts of effects
+    already shown (the outcomes of one enumeration share many)."""
     if isinstance(value, CheckResult):
         return "passed" if value.passed else "failed"
-    if isinstance(value, tuple) and (not value or isinstance(value[0], Effect)):
-        return show(value)
+    if known is not None and isinstance(value, tuple) and value and isinstance(value[0], Effect):
+        return show_effects(value, None, known)
     return show(value)
 
 
@@ -338,6 +339,7 @@ def enumerate_outcomes(run, rolls=None, choices=None) -> dict:
     from fractions import Fraction         # only odds needs it
     dist: dict[tuple, Fraction] = {}
     memo: dict = {}
+    known: dict = {}                       # the texts of the effects shown so far
     stack = [((), Fraction(1))]
     runs = 0
     while stack:
@@ -360,7 +362,7 @@ def enumerate_outcomes(run, rolls=None, choices=None) -> dict:
                 stack.append((path + (i,), p))
             continue
         made = ", ".join(f"{n} = {k}" for n, k in dice.made)
-        key = (made, outcome_key(value))
+        key = (made, outcome_key(value, known))
         dist[key] = dist.get(key, Fraction(0)) + p
     return dist
 

@@ -364,21 +364,49 @@ class Dice:
         seen.setdefault(self.step - start, {})[self.path[start:self.step]] = (
             self._since(snap), record)
 
+    # A call that reads no die and makes no choice is a function of its arguments and the
+    # state it is asked on, as long as what its context already remembered read no die
+    # either (``Ctx.diced`` says whether it did): such a call is shared by every replay
+    # that asks it on the same state object (``State.apply`` gives equal effects on one
+    # state one new state), whatever path led there.  Its record holds the calls it made,
+    # so that the replays sharing a path still count calls alike.
     def remembered(self, ctx, key, fn, args):
         """``fn(ctx, args)`` for a call remembered per question (``ctx.rolled[key]``),
-        shared by the replays that reach it with the same path (see above)."""
+        shared by the replays that reach it with the same path or, reading no dice, on
+        the same state (see above)."""
         point, start, _ = self._point("call")
-        seen = self.memo.get(point)
+        memo = self.memo
+        seen = memo.get(point)
         if seen is not None:
             got = self._found(seen, start)
             if got is not None:
-                value, rolled = got
+                value, rolled, diced = got
+                ctx.rolled.update(rolled)
+                if diced:
+                    ctx.diced = True
+                return value
+        pure = None
+        if not ctx.diced:
+            state = ctx.state
+            pure = ("pure", key, id(state))
+            got = memo.get(pure)
+            if got is not None and got[0] is state:
+                _, value, rolled, calls = got
+                self.calls += calls
                 ctx.rolled.update(rolled)
                 return value
-        snap, before = self._snapshot(), len(ctx.rolled)
+        read, made, calls, before = len(self.read), len(self.made), self.calls, len(ctx.rolled)
+        snap = self._snapshot()
         value = fn(ctx, args)
-        self._keep(point, start, snap, (value, dict(islice(
-            reversed(ctx.rolled.items()), len(ctx.rolled) - before))))
+        rolled = dict(islice(reversed(ctx.rolled.items()), len(ctx.rolled) - before))
+        if len(self.read) == read and len(self.made) == made:
+            if pure is not None:
+                memo[pure] = (state, value, rolled, self.calls - calls)
+                return value
+            diced = False
+        else:
+            diced = ctx.diced = True
+        self._keep(point, start, snap, (value, rolled, diced))
         return value
 
     def procedure_start(self):
@@ -474,6 +502,7 @@ class Ctx:
     """Everything an evaluation reads: the state, the dice, the options, and the trace."""
     trace = None                  # the root of the trace, when asked for
     stack = None
+    diced = False                 # when enumerating: something remembered here read dice
 
     def __init__(self, state: State, dice: Dice, options: frozenset, trace: bool = False,
                  budget: Budget | None = None):
@@ -518,12 +547,26 @@ def show(v, lang: str | None = None) -> str:
             f"§{d.section.number} {d.label.show(d.name, lang)}" if d.section else d.name
             for d in v.violated)
     if isinstance(v, tuple) and v and isinstance(v[0], Effect):
-        return "; ".join(show_effect(e, lang) for e in v)
+        return show_effects(v, lang)
     if isinstance(v, tuple) and not v:
         return "nothing"
     if isinstance(v, (list, tuple)):
         return "[" + ", ".join(show(x, lang) for x in v) + "]"
     return str(v)
+
+
+def show_effects(effects: tuple, lang=None, known: dict | None = None) -> str:
+    """A list of effects as a rules author would write it; ``known`` (id -> (effect,
+    text)) keeps each effect's text for the next list that holds the same effect."""
+    if known is None:
+        return "; ".join(show_effect(e, lang) for e in effects)
+    texts = []
+    for e in effects:
+        got = known.get(id(e))
+        if got is None or got[0] is not e:
+            got = known[id(e)] = (e, show_effect(e, lang))
+        texts.append(got[1])
+    return "; ".join(texts)
 
 
 def show_effect(e: Effect, lang=None) -> str:
