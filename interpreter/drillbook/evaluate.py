@@ -337,13 +337,16 @@ def enumerate_outcomes(run, rolls=None, choices=None) -> dict:
     the question remembers are shared by the replays that reach them with the same path
     (``Dice.remembered``), so a replay evaluates only what its last step changed."""
     from fractions import Fraction         # only odds needs it
-    dist: dict[tuple, Fraction] = {}
+    # A path's chance is kept as whole numbers, ways / whole (whole: the product of the
+    # numbers of faces read), and each outcome's chances are summed per whole; the
+    # fractions are made once at the end: exact, without a gcd per path.
+    ways: dict[tuple, dict] = {}           # outcome -> {whole: ways}
     memo: dict = {}
     known: dict = {}                       # the texts of the effects shown so far
-    stack = [((), Fraction(1))]
+    stack = [((), 1, 1)]
     runs = 0
     while stack:
-        path, p = stack.pop()
+        path, n, whole = stack.pop()
         runs += 1
         if runs > MAX_OUTCOMES:
             fail(Loc("<question>"), "E802", f"more than {MAX_OUTCOMES} dice outcomes and "
@@ -354,24 +357,26 @@ def enumerate_outcomes(run, rolls=None, choices=None) -> dict:
         try:
             value = run(dice)
         except NeedRoll as need:
-            for f, share in reversed(sum_distribution(need.low, need.high, need.count)):
-                stack.append((path + (f,), p * share))
+            sums, faces = sum_ways(need.low, need.high, need.count)
+            whole *= faces
+            for f, k in reversed(sums):
+                stack.append((path + (f,), n * k, whole))
             continue
         except NeedChoice as need:
             for i in reversed(range(len(need.options))):
-                stack.append((path + (i,), p))
+                stack.append((path + (i,), n, whole))
             continue
-        made = ", ".join(f"{n} = {k}" for n, k in dice.made)
-        key = (made, outcome_key(value, known))
-        dist[key] = dist.get(key, Fraction(0)) + p
-    return dist
+        made = ", ".join(f"{c} = {k}" for c, k in dice.made)
+        per = ways.setdefault((made, outcome_key(value, known)), {})
+        per[whole] = per.get(whole, 0) + n
+    return {key: sum((Fraction(k, w) for w, k in per.items()), Fraction(0))
+            for key, per in ways.items()}
 
 
 @lru_cache(maxsize=256)
-def sum_distribution(low: int, high: int, count: int) -> tuple:
-    """The exact distribution of the sum of ``count`` dice with faces low..high, as
-    ((sum, Fraction), ...) in increasing order of the sum: the faces' counts convolved."""
-    from fractions import Fraction
+def sum_ways(low: int, high: int, count: int) -> tuple:
+    """The sums of ``count`` dice with faces low..high and the ways to roll each, in
+    increasing order of the sum (the faces' counts convolved), and the number of rolls."""
     ways = {0: 1}
     for _ in range(count):
         nxt: dict[int, int] = {}
@@ -379,8 +384,16 @@ def sum_distribution(low: int, high: int, count: int) -> tuple:
             for f in range(low, high + 1):
                 nxt[total + f] = nxt.get(total + f, 0) + n
         ways = nxt
-    whole = (high - low + 1) ** count
-    return tuple((total, Fraction(n, whole)) for total, n in sorted(ways.items()))
+    return tuple(sorted(ways.items())), (high - low + 1) ** count
+
+
+@lru_cache(maxsize=256)
+def sum_distribution(low: int, high: int, count: int) -> tuple:
+    """The exact distribution of the sum of ``count`` dice with faces low..high, as
+    ((sum, Fraction), ...) in increasing order of the sum: the faces' counts convolved."""
+    from fractions import Fraction
+    sums, whole = sum_ways(low, high, count)
+    return tuple((total, Fraction(n, whole)) for total, n in sums)
 
 
 __all__ = ["Rulebook", "Answer", "ExampleResult", "enumerate_outcomes", "ANY"]

@@ -365,12 +365,13 @@ class Dice:
             self._since(snap), record)
 
     # A call that reads no die and makes no choice is a function of its arguments and the
-    # state it is asked on, as long as what its context already remembered read no die
-    # either (``Ctx.diced`` says whether it did): such a call is shared by every replay
-    # that asks it on the same state object (``State.apply`` gives equal effects on one
-    # state one new state), whatever path led there.  Its record holds the calls it made,
-    # so that the replays sharing a path still count calls alike.
-    def remembered(self, ctx, key, fn, args):
+    # state it is asked on, as long as it cannot meet a remembered result that read one:
+    # its context remembered none (``Ctx.diced`` says whether it did), or the rule calls
+    # no rule that may read dice (``dice_free``, from ``Model.rolls_dice``).  Such a call
+    # is shared by every replay that asks it on the same state object (``State.apply``
+    # gives equal effects on one state one new state), whatever path led there.  Its
+    # record holds the calls it made, so that the replays sharing a path count calls alike.
+    def remembered(self, ctx, key, fn, args, dice_free=False):
         """``fn(ctx, args)`` for a call remembered per question (``ctx.rolled[key]``),
         shared by the replays that reach it with the same path or, reading no dice, on
         the same state (see above)."""
@@ -386,7 +387,7 @@ class Dice:
                     ctx.diced = True
                 return value
         pure = None
-        if not ctx.diced:
+        if dice_free or not ctx.diced:
             state = ctx.state
             pure = ("pure", key, id(state))
             got = memo.get(pure)
@@ -429,6 +430,28 @@ class Dice:
         self.calls = snap_at[4]
         self._keep(point, start, snap, (step, state, done, snap))
         self.step, self.made, self.read, self.used, self.picks, self.calls = here
+
+    # A step of a procedure runs in a context of its own, on the state the steps before it
+    # left: a step that read no die and made no choice is the same on the same state object
+    # in every replay, and is shared as a call reading no dice is.
+    def step_known(self, procedure, index, state, args):
+        """(key, (state after, effects, stops) or None) of a procedure's step on a state:
+        what an earlier replay found there, if the step read no dice."""
+        try:
+            key = ("step", id(procedure), index, id(state), *args)
+            got = self.memo.get(key)
+        except TypeError:                    # an argument that cannot be remembered
+            return None, None
+        if got is None or got[0] is not state:
+            return key, None
+        self.calls += got[4]
+        return key, got[1:4]
+
+    def step_done(self, key, snap, before, after, effects, stops):
+        """Keep a step's outcome for the replays that reach it on the same state, if it
+        read no dice and made no choice since ``snap`` (``_snapshot`` when it began)."""
+        if len(self.made) == snap[0] and len(self.read) == snap[1]:
+            self.memo[key] = (before, after, effects, stops, self.calls - snap[4])
 
     def choose(self, name: str, options: list, loc: Loc):
         if not options:

@@ -80,7 +80,7 @@ class Program:
         build, d = self._pending.pop(name)
         fn = self.unremembered[name] = build(d)
         if not isinstance(d, A.TableDecl):     # every rule once per question (polynomial)
-            fn = _once_per_question(name, fn)
+            fn = _once_per_question(name, fn, name not in self.model.rolls_dice)
         dict.__setitem__(self.callables, name, fn)
         self._ref(name).fn = fn
         return fn
@@ -241,12 +241,19 @@ class Program:
                 token, resumed = ctx.dice.procedure_start()    # that went this way got to
                 if resumed:
                     first, state, done = resumed
+            key = None
             try:
                 for i, (st, when, value) in enumerate(steps):
                     if i < first:
                         continue
                     if token is not None:
                         at, snap_at = ctx.dice.step, ctx.dice._snapshot()
+                        key, known = ctx.dice.step_known(run, i, state, args)
+                        if known is not None:        # this step read no dice on this state
+                            if known[2]:
+                                break
+                            state, done = known[0], done + known[1]
+                            continue
                     sub = Ctx(state, ctx.dice, ctx.options, budget=ctx.budget)
                     s = [state.entities.get(a.id) if isinstance(a, Entity) else a
                          for a in args] + pad
@@ -256,24 +263,27 @@ class Program:
                         sub.trace, sub.stack = step_node, [step_node]
                         node.children.append(step_node)
                     holds = when is None or when(sub, s)
+                    before, effects, stops = state, (), False
                     if st.stop:
                         if step_node is not None:
                             step_node.detail["stopped"] = holds
-                        if holds:
-                            break
-                        continue
-                    if not holds:
+                        stops = holds
+                    elif not holds:
                         if step_node is not None:
                             step_node.detail["skipped"] = True
-                        continue
-                    effects = value(sub, s)
-                    if step_node is not None:
-                        step_node.detail["before"] = state     # to say the log in any language
-                    state, log = state.apply(effects)
-                    done += effects
-                    if step_node is not None:
-                        step_node.value = effects
-                        step_node.detail["log"] = log
+                    else:
+                        effects = value(sub, s)
+                        if step_node is not None:
+                            step_node.detail["before"] = state  # to say the log in any language
+                        state, log = state.apply(effects)
+                        done += effects
+                        if step_node is not None:
+                            step_node.value = effects
+                            step_node.detail["log"] = log
+                    if key is not None:
+                        ctx.dice.step_done(key, snap_at, before, state, effects, stops)
+                    if stops:
+                        break
             except (NeedRoll, NeedChoice):
                 if token is not None:          # the replays that follow start at this step
                     ctx.dice.procedure_stopped(token, i, state, done, at, snap_at)
@@ -496,7 +506,7 @@ class Program:
         return inline.check(self, c, run, pad) or fast
 
 
-def _once_per_question(name, fn):
+def _once_per_question(name, fn, dice_free=False):
     """A rule gives one result per question for the same arguments: asking
     ``morale_check(u)`` twice reads the die once (rules are pure), and a rule that calls
     another twice per level costs one call per level, not 2^levels.  Each rule worked out
@@ -514,7 +524,7 @@ def _once_per_question(name, fn):
         if value is missing:
             ctx.budget.spend(1)
             if ctx.dice.memo is not None:     # enumerating: replays share what they computed
-                value = ctx.rolled[key] = ctx.dice.remembered(ctx, key, fn, args)
+                value = ctx.rolled[key] = ctx.dice.remembered(ctx, key, fn, args, dice_free)
             elif ctx.trace is None:
                 value = ctx.rolled[key] = fn(ctx, args)
             else:
