@@ -18,7 +18,7 @@ from .errors import Diagnostic, DrillError, Loc, did_you_mean, fail, source_line
 from .limits import MAX_WORK, Budget
 from .loader import load
 from .runtime import (CheckResult, Ctx, Dice, Effect, NeedChoice, NeedRoll, ReusedDice, State,
-                      Trace, show, show_effects)
+                      Trace, show, show_effects, too_many_outcomes)
 
 MAX_OUTCOMES = 200_000     # replays (outcomes and choices); enumeration stops here rather than run for ever
 
@@ -349,23 +349,23 @@ def enumerate_outcomes(run, rolls=None, choices=None) -> dict:
         path, n, whole = stack.pop()
         runs += 1
         if runs > MAX_OUTCOMES:
-            fail(Loc("<question>"), "E802", f"more than {MAX_OUTCOMES} dice outcomes and "
-                 "choices to enumerate", "give some of the rolls with --roll DIE=N or some of "
-                 "the choices with --choice NAME=ID, or ask about a smaller part of the question")
+            too_many_outcomes(MAX_OUTCOMES)
         dice = Dice(rolls, path=path, chosen=choices)
-        dice.memo = memo
-        try:
-            value = run(dice)
-        except NeedRoll as need:
-            sums, faces = sum_ways(need.low, need.high, need.count)
+        dice.memo, dice.runs, dice.limit = memo, runs, MAX_OUTCOMES
+        dice.branches, dice.frames = [], []
+        value = run(dice)
+        runs = dice.runs
+        for at, what in dice.branches:     # the faces and options this replay did not take
+            start = dice.path[:at]
+            if len(what) == 1:             # a choice: each option is weighed alike
+                for i in range(len(what[0]) - 1, 0, -1):
+                    stack.append((start + (i,), n, whole))
+                continue
+            sums, faces = sum_ways(*what)
             whole *= faces
-            for f, k in reversed(sums):
-                stack.append((path + (f,), n * k, whole))
-            continue
-        except NeedChoice as need:
-            for i in reversed(range(len(need.options))):
-                stack.append((path + (i,), n, whole))
-            continue
+            for f, k in reversed(sums[1:]):
+                stack.append((start + (f,), n * k, whole))
+            n *= sums[0][1]
         made = ", ".join(f"{c} = {k}" for c, k in dice.made)
         per = ways.setdefault((made, outcome_key(value, known)), {})
         per[whole] = per.get(whole, 0) + n

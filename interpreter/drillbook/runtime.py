@@ -243,6 +243,12 @@ def choice_key(v) -> str:
     return show(v)
 
 
+def too_many_outcomes(limit: int):
+    fail(Loc("<question>"), "E802", f"more than {limit} dice outcomes and "
+         "choices to enumerate", "give some of the rolls with --roll DIE=N or some of "
+         "the choices with --choice NAME=ID, or ask about a smaller part of the question")
+
+
 class Dice:
     """Where the inputs of a question come from — die rolls and players' choices: given
     first, then drawn from a seed, or enumerated, or else a located error asking for them."""
@@ -254,6 +260,10 @@ class Dice:
     chosen = {}                      # choice name -> keys in order (never changed here)
     memo = None                      # when enumerating: results of calls shared by replays
     calls = 0                        # calls remembered or looked up so far in this replay
+    branches = None                  # when enumerating: where this replay went on first
+    runs = 0                         # when enumerating: replays so far, as if one per path,
+    limit = 0                        # and how many may be
+    frames = ()                      # when enumerating: the procedures running, innermost last
 
     def __init__(self, given=None, seed=None, path=None, where: Loc | None = None, chosen=None):
         self.given = given or {}         # die -> faces in order; never changed here
@@ -285,7 +295,11 @@ class Dice:
                 self.step += 1
                 self.read.append((die, face, "enumerated"))
                 return face
-            raise NeedRoll(die, low, high)
+            if self.branches is None:
+                raise NeedRoll(die, low, high)
+            face = self._branch((low, high, 1))
+            self.read.append((die, face, "enumerated"))
+            return face
         if self.rng is not None:
             face = self.rng.randint(low, high)
             self.read.append((die, face, "drawn"))
@@ -315,9 +329,28 @@ class Dice:
         if self.step < len(self.path):
             face = self.path[self.step]
             self.step += 1
-            self.read.append((f"{count}{die}", face, "enumerated"))
-            return total + face
-        raise NeedRoll(die, low, high, count)
+        elif self.branches is None:
+            raise NeedRoll(die, low, high, count)
+        else:
+            face = self._branch((low, high, count))
+        self.read.append((f"{count}{die}", face, "enumerated"))
+        return total + face
+
+    def _branch(self, what) -> int:
+        """Enumerating, the path ends where a die or a choice is read: this replay goes on
+        with the first face (the lowest sum) or option, and leaves the others to the
+        replays that follow (``branches``: where, and what was read).  The procedures
+        running keep where those replays resume, as if the path had stopped here."""
+        self.runs += 1                       # the replay that would have started here
+        if self.runs > self.limit:
+            too_many_outcomes(self.limit)
+        for frame in reversed(self.frames):
+            self.procedure_stopped(*frame)
+        self.branches.append((self.step, what))
+        first = what[0] * what[2] if len(what) == 3 else 0
+        self.path = self.path + (first,)
+        self.step += 1
+        return first
 
     # -------------------------------------------------- sharing work between the replays
     # A replay of ``odds`` follows a path of faces and choices.  Everything it does before it
@@ -474,9 +507,12 @@ class Dice:
             if self.step < len(self.path):
                 index = self.path[self.step]
                 self.step += 1
-                self.made.append((name, keys[index]))
-                return options[index]
-            raise NeedChoice(name, keys)
+            elif self.branches is None:
+                raise NeedChoice(name, keys)
+            else:
+                index = self._branch((keys,))
+            self.made.append((name, keys[index]))
+            return options[index]
         if self.rng is not None:
             index = self.rng.randrange(len(options))
             self.made.append((name, keys[index]))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .. import ast as A
 from ..errors import Diagnostic, DrillError
-from ..runtime import (NEVER, CheckResult, Ctx, Entity, Level, NeedChoice, NeedRoll, Range, Trace,
+from ..runtime import (NEVER, CheckResult, Ctx, Entity, Level, Range, Trace,
                        Verdict, show)
 from ..check.geometry import board_of
 from ..geometry import Board
@@ -241,13 +241,16 @@ class Program:
                 token, resumed = ctx.dice.procedure_start()    # that went this way got to
                 if resumed:
                     first, state, done = resumed
+                frame = [token]                 # where the replays that take another face
+                ctx.dice.frames.append(frame)   # or option in this step resume
             key = None
             try:
                 for i, (st, when, value) in enumerate(steps):
                     if i < first:
                         continue
                     if token is not None:
-                        at, snap_at = ctx.dice.step, ctx.dice._snapshot()
+                        frame[1:] = i, state, done, ctx.dice.step, ctx.dice._snapshot()
+                        snap_at = frame[5]
                         key, known = ctx.dice.step_known(run, i, state, args)
                         if known is not None:        # this step read no dice on this state
                             if known[2]:
@@ -284,13 +287,11 @@ class Program:
                         ctx.dice.step_done(key, snap_at, before, state, effects, stops)
                     if stops:
                         break
-            except (NeedRoll, NeedChoice):
-                if token is not None:          # the replays that follow start at this step
-                    ctx.dice.procedure_stopped(token, i, state, done, at, snap_at)
-                raise
             finally:
                 if node is not None:
                     ctx.leave()
+                if token is not None:
+                    ctx.dice.frames.pop()
             if node is not None:
                 node.value = done
             return done
