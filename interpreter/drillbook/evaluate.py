@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from math import lcm
 
 import attrs
 
@@ -369,8 +370,11 @@ def enumerate_outcomes(run, rolls=None, choices=None) -> dict:
         made = ", ".join(f"{c} = {k}" for c, k in dice.made)
         per = ways.setdefault((made, outcome_key(value, known)), {})
         per[whole] = per.get(whole, 0) + n
-    return {key: sum((Fraction(k, w) for w, k in per.items()), Fraction(0))
-            for key, per in ways.items()}
+    dist = {}
+    for key, per in ways.items():
+        whole = lcm(*per)
+        dist[key] = Fraction(sum(k * (whole // w) for w, k in per.items()), whole)
+    return dist
 
 
 @lru_cache(maxsize=256)

@@ -408,8 +408,18 @@ class Dice:
         """``fn(ctx, args)`` for a call remembered per question (``ctx.rolled[key]``),
         shared by the replays that reach it with the same path or, reading no dice, on
         the same state (see above)."""
-        point, start, _ = self._point("call")
         memo = self.memo
+        pure = None
+        if dice_free or not ctx.diced:       # first the same call on the same state
+            state = ctx.state
+            pure = ("pure", key, id(state))
+            got = memo.get(pure)
+            if got is not None and got[0] is state:
+                _, value, rolled, calls = got
+                self.calls += 1 + calls
+                ctx.rolled.update(rolled)
+                return value
+        point, start, _ = self._point("call")
         seen = memo.get(point)
         if seen is not None:
             got = self._found(seen, start)
@@ -418,16 +428,6 @@ class Dice:
                 ctx.rolled.update(rolled)
                 if diced:
                     ctx.diced = True
-                return value
-        pure = None
-        if dice_free or not ctx.diced:
-            state = ctx.state
-            pure = ("pure", key, id(state))
-            got = memo.get(pure)
-            if got is not None and got[0] is state:
-                _, value, rolled, calls = got
-                self.calls += calls
-                ctx.rolled.update(rolled)
                 return value
         read, made, calls, before = len(self.read), len(self.made), self.calls, len(ctx.rolled)
         snap = self._snapshot()
