@@ -37,16 +37,17 @@ class Expr:
     loc: Loc
 
     def __post_init__(self):
-        self.type = None   # filled by the check stage
-        self.ref = None    # what a name or call resolved to
         deepest = 0
-        for value in vars(self).values():
+        for value in self.__dict__.values():
             if isinstance(value, Expr):
-                deepest = max(deepest, value.depth)
+                if value.depth > deepest:
+                    deepest = value.depth
             elif isinstance(value, list):
                 for item in value:
-                    if isinstance(item, Expr):
-                        deepest = max(deepest, item.depth)
+                    if isinstance(item, Expr) and item.depth > deepest:
+                        deepest = item.depth
+        self.type = None   # filled by the check stage
+        self.ref = None    # what a name or call resolved to
         self.depth = deepest + 1
 
 
@@ -663,12 +664,29 @@ def _paren(text: str, own: int, outer: int) -> str:
 
 
 def walk(e):
-    """Every expression node under ``e``, ``e`` first."""
-    yield e
-    for value in vars(e).values():
-        if isinstance(value, Expr):
-            yield from walk(value)
-        elif isinstance(value, list):
-            for item in value:
-                if isinstance(item, Expr):
-                    yield from walk(item)
+    """Every expression node under ``e``, ``e`` first (each node before the nodes under
+    it, in the order of its fields)."""
+    stack = [e]
+    pop, push = stack.pop, stack.append
+    while stack:
+        e = pop()
+        yield e
+        kids = None
+        for value in e.__dict__.values():
+            if isinstance(value, Expr):
+                if kids is None:
+                    kids = [value]
+                else:
+                    kids.append(value)
+            elif isinstance(value, list):
+                for item in value:
+                    if isinstance(item, Expr):
+                        if kids is None:
+                            kids = [item]
+                        else:
+                            kids.append(item)
+        if kids is not None:
+            if len(kids) == 1:
+                push(kids[0])
+            else:
+                stack.extend(reversed(kids))

@@ -123,10 +123,21 @@ class _Node(Tree):
     def __init__(self, data, children, meta=None):
         self.data = data
         self._meta = meta
-        if _building[0] is None:       # a bare parse tree (matching the mistakes' examples)
+        builder = _building[0]
+        if builder is None:            # a bare parse tree (matching the mistakes' examples)
             self.children = children
-        else:
-            self.children = [c.built() if c.__class__ is _Node else c for c in children]
+            return
+        node, calls = _Node, _CALLS
+        kids = []
+        for c in children:
+            if c.__class__ is node:    # the child as its AST node (as ``built`` makes it)
+                call = calls.get(c.data)
+                if call is None:
+                    c = builder.__default__(c.data, c.children, c.meta)
+                else:
+                    c = call(builder, c._meta or c.meta, c.children)
+            kids.append(c)
+        self.children = kids
 
     def built(self):
         builder = _building[0]
