@@ -671,8 +671,11 @@ def walk(e):
     while stack:
         e = pop()
         yield e
+        fields = e.__dict__
+        if fields.get("depth") == 1:            # a leaf: nothing under it
+            continue
         kids = None
-        for value in e.__dict__.values():
+        for value in fields.values():
             if isinstance(value, Expr):
                 if kids is None:
                     kids = [value]
