@@ -46,6 +46,7 @@ class Typer:
         self.calls: dict[str, set[str]] = {}     # owner -> names it calls (for cycles)
         self.rollers: set[str] = set()            # owners that read a die themselves
         self.searchers: set[str] = set()          # owners that search the state or a list
+        self.effect_lists = 0                     # lists of effects typed so far
 
     # ------------------------------------------------------------ reporting
     def error(self, loc, code, message, hint=None) -> Ty:
@@ -514,6 +515,7 @@ class Typer:
             if join(first, t) is None:
                 self.error(item.loc, "E310", f"a list holds one type: {first}, not {t}")
         if first.kind == "effects":
+            self.effect_lists += 1
             return EFFECTS
         return Ty("list", inner=first)
 

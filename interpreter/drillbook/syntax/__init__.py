@@ -90,12 +90,14 @@ def _grammar_text() -> str:
         return fh.read()
 
 
+_META_INLINE, _INLINE, _META, _PLAIN = range(4)     # how a builder method takes its node
+
+
 def _calls(cls) -> dict:
-    """Each grammar rule's builder method as a plain call ``f(builder, meta, children)``,
-    read once from the ``v_args`` each method is declared with."""
-    shapes = {_vargs_meta_inline: lambda f: lambda b, meta, kids: f(b, meta, *kids),
-              _vargs_inline: lambda f: lambda b, meta, kids: f(b, *kids),
-              _vargs_meta: lambda f: lambda b, meta, kids: f(b, meta, kids)}
+    """Each grammar rule's builder method and how it is called (``f(builder, meta,
+    *children)``, ``f(builder, *children)``, ``f(builder, meta, children)`` or ``f(builder,
+    children)``), read once from the ``v_args`` each method is declared with."""
+    shapes = {_vargs_meta_inline: _META_INLINE, _vargs_inline: _INLINE, _vargs_meta: _META}
     calls = {}
     for klass in reversed(cls.__mro__):
         for name, attr in vars(klass).items():
@@ -103,9 +105,9 @@ def _calls(cls) -> dict:
                 continue
             wrapper = getattr(attr, "visit_wrapper", None)
             if wrapper is not None:
-                calls[name] = shapes[wrapper](attr.base_func)
+                calls[name] = (shapes[wrapper], attr.base_func)
             elif callable(attr):
-                calls[name] = (lambda f: lambda b, meta, kids: f(b, kids))(attr)
+                calls[name] = (_PLAIN, attr)
     return calls
 
 
@@ -130,21 +132,26 @@ class _Node(Tree):
         node, calls = _Node, _CALLS
         kids = []
         for c in children:
-            if c.__class__ is node:    # the child as its AST node (as ``built`` makes it)
-                call = calls.get(c.data)
-                if call is None:
+            if c.__class__ is node:    # the child as its AST node
+                got = calls.get(c.data)
+                if got is None:
                     c = builder.__default__(c.data, c.children, c.meta)
                 else:
-                    c = call(builder, c._meta or c.meta, c.children)
+                    shape, f = got
+                    if shape == _META_INLINE:
+                        c = f(builder, c._meta or c.meta, *c.children)
+                    elif shape == _INLINE:
+                        c = f(builder, *c.children)
+                    elif shape == _META:
+                        c = f(builder, c._meta or c.meta, c.children)
+                    else:
+                        c = f(builder, c.children)
             kids.append(c)
         self.children = kids
 
     def built(self):
-        builder = _building[0]
-        call = _CALLS.get(self.data)
-        if call is None:
-            return builder.__default__(self.data, self.children, self.meta)
-        return call(builder, self.meta, self.children)
+        """This node's AST node (the root's: every other is built by its parent)."""
+        return _Node(self.data, [self]).children[0]
 
 
 @lru_cache(maxsize=None)
