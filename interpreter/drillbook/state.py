@@ -309,11 +309,14 @@ def check_givens(checker, givens) -> dict:
             checker.error(g.loc, "E704", f"'{g.name}' is already a name here")
             continue
         entities[g.name] = Ty("record", g.type_name)
+    fields_of: dict = {}
     for g in givens:
         if g.name not in entities:
             continue
         types = m.record_types[g.type_name]
-        decls = {f.name: f for f in m.decls[g.type_name].fields}
+        decls = fields_of.get(g.type_name)
+        if decls is None:
+            decls = fields_of[g.type_name] = {f.name: f for f in m.decls[g.type_name].fields}
         seen = set()
         g.frame = 0
         for loc, fname, expr in g.fields:
