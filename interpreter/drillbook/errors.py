@@ -30,9 +30,11 @@ def source_line(path: str, line: int) -> str | None:
     return lines[line - 1] if line <= len(lines) else None
 
 
-@attrs.frozen
+@attrs.define(unsafe_hash=True)
 class Loc:
-    """Where something stands in a source file (1-based line and column)."""
+    """Where something stands in a source file (1-based line and column).  Never changed
+    once made (compared and hashed by value), though not frozen: a parse makes one per
+    node, and a frozen class's ``__init__`` costs three times as much."""
     path: str
     line: int = 1
     col: int = 1
