@@ -67,7 +67,7 @@ class Entity:
     # every evaluation that moves to a new state looks its entities up again by id.
 
 
-@attrs.frozen(eq=False)
+@attrs.define(eq=False)
 class CheckResult:
     """What a check produced: the natural roll, the modified total, the target, the result.
 
@@ -144,6 +144,14 @@ class State:
     def of_type(self, name: str):
         ents = self.entities
         return [ents[i] for i in self.by_type.get(name, ())]
+
+    def all_of(self, name: str) -> tuple:
+        """The entities of a type in file order, as a tuple built once per state."""
+        found = self.indexes.get(name)
+        if found is None:
+            ents = self.entities
+            found = self.indexes[name] = tuple(ents[i] for i in self.by_type.get(name, ()))
+        return found
 
     def lookup(self, type_name: str, field_name: str, value) -> tuple:
         """The entities of a type whose field holds ``value`` (an entity is looked up by its

@@ -33,10 +33,9 @@ def _entity(ctx, ident, loc):
 
 
 def _ents(ctx, type_name, loc=None):
-    ents = ctx.state.entities
-    ids = ctx.state.by_type.get(type_name, ())
-    ctx.budget.spend(len(ids), loc)
-    return [ents[i] for i in ids]
+    found = ctx.state.all_of(type_name)
+    ctx.budget.spend(len(found), loc)
+    return found
 
 
 def _span(ctx, low, high, loc):
@@ -60,12 +59,16 @@ def _candidates(ctx, type_name, lookups, loc=None):
         return _ents(ctx, type_name, loc)
     if len(lookups) == 1:
         return state.lookup(type_name, *lookups[0])
-    found = {}
+    hits = []
     for field_name, value in lookups:
-        for ent in state.lookup(type_name, field_name, value):
-            found[ent.id] = ent
+        found = state.lookup(type_name, field_name, value)
+        if found:
+            hits.append(found)
+    if len(hits) <= 1:                  # nothing to merge: already in file order
+        return hits[0] if hits else ()
+    merged = {ent.id: ent for found in hits for ent in found}
     order = state.position(type_name)
-    return sorted(found.values(), key=lambda ent: order[ent.id])
+    return sorted(merged.values(), key=lambda ent: order[ent.id])
 
 
 def _bind(s, slot, value):
@@ -233,6 +236,13 @@ def _geo(board, name, loc, *args):
     return found
 
 
+def _distance(board, name, loc, a, b):
+    """distance() and adjacent() on the rulebook's board; none in stops, located."""
+    if a is None or b is None:
+        _none(loc, f"a value given to {name}()")
+    return board.distance(a, b)
+
+
 def _marked(marks, key, column, mark):
     return mark in marks.get((key, column), ())
 
@@ -255,6 +265,11 @@ def _things(ctx, ids):
     its iterable may hold an assignment expression, which Python refuses there)."""
     ents = ctx.state.entities
     return tuple(ents.get(i) for i in ids)
+
+
+def _thing_at(ctx, ids, i, loc):
+    """The i-th thing a list field names (``_at`` over ``_things``, one lookup)."""
+    return ctx.state.entities.get(_at(ids, i, loc))
 
 
 def _ids(things):
@@ -306,6 +321,7 @@ class _Gen:
         self.consts: dict[str, object] = {}
         self.temps = 0
         self.plain = 0        # > 0 while generating a comprehension's source: no := there
+        self.want_ids = None  # the list-of-things field to generate as its ids, not things
 
     def k(self, value) -> str:
         name = f"k{len(self.consts)}"
@@ -376,17 +392,23 @@ class _Gen:
             return f"({sub}).{attr}"
         what = self.k(f"'{_text(e.subject)}'")
         ftype = strip(e.type)
-        if self.plain or ftype.kind == "list":
+        if self._never_none(sub):
+            plain = f"{sub}.fields[{self.k(e.name)}]"
+        elif self.plain or ftype.kind == "list":
             plain = f"_fld({sub}, {self.k(e.name)}, {self.k(e.loc)}, {what})"
         else:
             t = self.tmp()
             plain = (f"({t}.fields[{self.k(e.name)}] if ({t} := {sub}) is not None "
                      f"else _none({self.k(e.loc)}, {what}))")
         if ftype.kind == "list" and ftype.inner.kind == "record":
-            return f"_things(ctx, {plain})"
+            return plain if e is self.want_ids else f"_things(ctx, {plain})"
         if ftype.kind != "record":
             return plain
         return f"_deref(ctx, {plain})"
+
+    def _never_none(self, code: str) -> bool:
+        """Whether this code is known to give a thing, never none (see inline.py)."""
+        return False
 
     # ------------------------------------------------------------ calls
     def _Call(self, e):
@@ -413,23 +435,35 @@ class _Gen:
         return out
 
     def _query(self, q: A.Query):
+        return (f"for _e in {self._query_source(q)} "
+                f"if _bind(s, {int(q.ref)}, _e) and ({self.gen(q.cond)})")
+
+    def _query_source(self, q: A.Query) -> str:
+        """What a query walks through: every thing of its type, or what an index finds."""
         keys = _index_keys(q)
         if keys is None:
-            source = f"_ents(ctx, {self.k(q.type_name)}, {self.k(q.loc)})"
-        else:
-            self.plain += 1          # the keys are part of the comprehension's iterable
-            pairs = ", ".join(f"({self.k(f)}, {self.gen(v)})" for f, v in keys)
-            self.plain -= 1
-            source = f"_candidates(ctx, {self.k(q.type_name)}, ({pairs},), {self.k(q.loc)})"
-        return (f"for _e in {source} "
-                f"if _bind(s, {int(q.ref)}, _e) and ({self.gen(q.cond)})")
+            return f"_ents(ctx, {self.k(q.type_name)}, {self.k(q.loc)})"
+        self.plain += 1          # the keys are part of the comprehension's iterable
+        pairs = ", ".join(f"({self.k(f)}, {self.gen(v)})" for f, v in keys)
+        self.plain -= 1
+        return f"_candidates(ctx, {self.k(q.type_name)}, ({pairs},), {self.k(q.loc)})"
 
     def _builtin_the(self, e):
         q = e.args[0]
         return f"_the([_e {self._query(q)}], {self.k(e.loc)}, {self.k(q.type_name)})"
 
     def _builtin_len(self, e):
+        if _names_things(e.args[0]):          # as many things as ids: none looked up
+            return f"len({self._ids_of(e.args[0])})"
         return f"len({self.val(e.args[0], 'the list')})"
+
+    def _ids_of(self, e) -> str:
+        """The ids a list-of-things field holds, without looking each thing up."""
+        saved, self.want_ids = self.want_ids, e
+        try:
+            return self.gen(e)
+        finally:
+            self.want_ids = saved
 
     def _builtin_hex_distance(self, e):
         return f"_hex_distance({', '.join(self.val(a) for a in e.args)})"
@@ -450,7 +484,13 @@ class _Gen:
     def _each(self, each: A.Each, number: bool = False) -> str:
         """``(element) for s[i] in source if cond``; with ``number``, an element that is none
         stops located (E604) before it is added."""
-        slot = int(each.ref)
+        source, target = self._each_source(each), f"s[{int(each.ref)}]"
+        cond = f" if ({self.gen(each.cond)})" if each.cond is not None else ""
+        element = self.val(each.element) if number else self.gen(each.element)
+        return f"({element}) for {target} in {source}{cond}"
+
+    def _each_source(self, each: A.Each) -> str:
+        """What a ``for`` walks through: a span of numbers or a list."""
         self.plain += 1
         where = self.k(each.loc)
         if each.items is None:
@@ -458,9 +498,7 @@ class _Gen:
         else:
             source = f"_items(ctx, {self.val(each.items, 'the list')}, {where})"
         self.plain -= 1
-        cond = f" if ({self.gen(each.cond)})" if each.cond is not None else ""
-        element = self.val(each.element) if number else self.gen(each.element)
-        return f"({element}) for s[{slot}] in {source}{cond}"
+        return source
 
     def _builtin_sum(self, e):
         return f"sum({self._each(e.args[0], number=True)})"
@@ -476,9 +514,15 @@ class _Gen:
 
     def _geometry(self, e):
         args = "".join(f", {self.gen(a)}" for a in e.args)
+        if e.name in ("distance", "adjacent"):
+            call = f"_distance({self.k(self.p.board)}, {self.k(e.name)}, {self.k(e.loc)}{args})"
+            return f"({call} == 1)" if e.name == "adjacent" else call
         return f"_geo({self.k(self.p.board)}, {self.k(e.name)}, {self.k(e.loc)}{args})"
 
     def _Index(self, e):
+        if _names_things(e.subject):         # one thing looked up, not the whole list
+            return (f"_thing_at(ctx, {self._ids_of(e.subject)}, {self.val(e.index)}, "
+                    f"{self.k(e.loc)})")
         return f"_at({self.gen(e.subject)}, {self.val(e.index)}, {self.k(e.loc)})"
 
     def _Each(self, e):
@@ -622,6 +666,13 @@ class _Gen:
 
 
 _text = A.to_source         # how an expression is quoted in an error message
+
+
+def _names_things(e) -> bool:
+    """A record's field that holds a list of things (kept as their ids)."""
+    if not isinstance(e, A.FieldOf) or not e.ref or e.ref[0] in ("check", "verdict", "range"):
+        return False
+    return e.type.kind == "list" and e.type.inner.kind == "record"
 
 
 def _index_keys(q: A.Query):
