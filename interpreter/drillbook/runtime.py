@@ -153,23 +153,24 @@ class State:
             found = self.indexes[name] = tuple(ents[i] for i in self.by_type.get(name, ()))
         return found
 
-    def lookup(self, type_name: str, field_name: str, value) -> tuple:
-        """The entities of a type whose field holds ``value`` (an entity is looked up by its
-        id), in file order.  The index is built once per state: states never change."""
-        key = (type_name, field_name)
+    def lookup(self, type_name: str, fields: tuple, values: tuple) -> tuple:
+        """The entities of a type whose fields hold ``values`` (an entity is looked up by
+        its id), in file order.  The index is built once per state: states never change."""
+        key = (type_name, fields)
         index = self.indexes.get(key)
         if index is None:
             index = {}
             for ident in self.by_type.get(type_name, ()):
                 ent = self.entities[ident]
-                v = ent.fields.get(field_name)
-                if isinstance(v, list):
+                held = tuple(ent.fields.get(f) for f in fields)
+                if any(isinstance(v, list) for v in held):
                     continue
-                index.setdefault(v, []).append(ent)
+                index.setdefault(held, []).append(ent)
             index = self.indexes[key] = {k: tuple(v) for k, v in index.items()}
-        if isinstance(value, Entity):
-            value = value.id
-        return index.get(value, ())
+        if len(values) == 1:
+            v = values[0]
+            return index.get((v.id if v.__class__ is Entity else v,), ())
+        return index.get(tuple([v.id if v.__class__ is Entity else v for v in values]), ())
 
     def position(self, type_name: str) -> dict:
         """Where each entity of a type stands in file order (to merge index lookups)."""

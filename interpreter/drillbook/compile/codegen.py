@@ -60,8 +60,8 @@ def _candidates(ctx, type_name, lookups, loc=None):
     if len(lookups) == 1:
         return state.lookup(type_name, *lookups[0])
     hits = []
-    for field_name, value in lookups:
-        found = state.lookup(type_name, field_name, value)
+    for fields, values in lookups:
+        found = state.lookup(type_name, fields, values)
         if found:
             hits.append(found)
     if len(hits) <= 1:                  # nothing to merge: already in file order
@@ -444,7 +444,8 @@ class _Gen:
         if keys is None:
             return f"_ents(ctx, {self.k(q.type_name)}, {self.k(q.loc)})"
         self.plain += 1          # the keys are part of the comprehension's iterable
-        pairs = ", ".join(f"({self.k(f)}, {self.gen(v)})" for f, v in keys)
+        pairs = ", ".join(f"({self.k(tuple(f for f, _ in alt))}, ("
+                          + "".join(f"{self.gen(v)}, " for _, v in alt) + "))" for alt in keys)
         self.plain -= 1
         return f"_candidates(ctx, {self.k(q.type_name)}, ({pairs},), {self.k(q.loc)})"
 
@@ -521,9 +522,11 @@ class _Gen:
 
     def _Index(self, e):
         if _names_things(e.subject):         # one thing looked up, not the whole list
-            return (f"_thing_at(ctx, {self._ids_of(e.subject)}, {self.val(e.index)}, "
-                    f"{self.k(e.loc)})")
+            return self._thing_at(self._ids_of(e.subject), self.val(e.index), self.k(e.loc))
         return f"_at({self.gen(e.subject)}, {self.val(e.index)}, {self.k(e.loc)})"
+
+    def _thing_at(self, ids_code, index_code, loc):
+        return f"_thing_at(ctx, {ids_code}, {index_code}, {loc})"
 
     def _Each(self, e):
         raise AssertionError("a 'for' is only an argument of sum/first/every/some")
@@ -676,9 +679,10 @@ def _names_things(e) -> bool:
 
 
 def _index_keys(q: A.Query):
-    """For ``T x where (x.f == v and ...) or (x.g == w and ...)``: [(f, v), (g, w)], the
-    field values an index can look up instead of scanning every T (the condition is still
-    checked on what the index finds); None when some alternative has no such equality."""
+    """For ``T x where (x.f == v and x.g == w ...) or (x.h == u ...)``: [[(f, v), (g, w)],
+    [(h, u)]], the field values an index can look up instead of scanning every T (the
+    condition is still checked on what the index finds); None when some alternative has
+    no such equality."""
     alternatives, stack = [], [q.cond]
     while stack:
         e = stack.pop()
@@ -688,14 +692,14 @@ def _index_keys(q: A.Query):
             alternatives.append(e)
     keys = []
     for alt in alternatives:
-        key = _equality(alt, q.var)
-        if key is None:
+        found = _equalities(alt, q.var)
+        if not found:
             return None
-        keys.append(key)
+        keys.append(found)
     return keys
 
 
-def _equality(e, var):
+def _equalities(e, var):
     parts, stack = [], [e]
     while stack:
         x = stack.pop()
@@ -703,6 +707,7 @@ def _equality(e, var):
             stack += [x.right, x.left]
         else:
             parts.append(x)
+    found = []
     for part in parts:
         if not (isinstance(part, A.Binary) and part.op == "=="):
             continue
@@ -710,7 +715,9 @@ def _equality(e, var):
             if (isinstance(mine, A.FieldOf) and isinstance(mine.subject, A.Name)
                     and mine.subject.name == var and mine.ref and mine.ref[0] == "record"
                     and strip(mine.type).kind != "list"
+                    and all(f != mine.name for f, _ in found)
                     and not any(isinstance(n, A.Name) and n.name == var
                                 for n in A.walk(other))):
-                return mine.name, other
-    return None
+                found.append((mine.name, other))
+                break
+    return found

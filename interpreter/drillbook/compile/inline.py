@@ -47,7 +47,9 @@ class Inliner(_Gen):
         self.depth = 0
         self.direct: dict[int, str] = {}    # a local slot -> the comprehension variable
         self.entity_var = False             # whether that variable is a search's entity
-        self.stable = {f"s[{i}]" for i in range(params)}   # sources that never change
+        self.params = {f"s[{i}]" for i in range(params)}
+        self.stable = set(self.params)   # sources that never change: parameters, and the
+        # temporaries that bind a call's arguments outside any loop (each is set once)
         self.counting = counts is None
         self.counts: dict = {} if counts is None else counts
         self.cse: dict = {}       # a field path read more than once -> its slot
@@ -99,7 +101,7 @@ class Inliner(_Gen):
     def _never_none(self, code):
         # the thing a search is looking at (an entity of the state), or a parameter
         # checked on entry (see _build)
-        if code in self.stable:
+        if code in self.params:
             self.assumed.add(code)
             return True
         return code == "_e" and self.entity_var
@@ -197,6 +199,8 @@ class Inliner(_Gen):
                 t = self.tmp()
                 bound.append(f"({t} := {a})")
                 names.append(t)
+                if not self.loops:
+                    self.stable.add(t)
         with self._inside(names):
             body = self.gen(d.value)
             if kids:
@@ -241,6 +245,14 @@ class Inliner(_Gen):
         if key is None or not (at in self.stable or at.isdigit()):
             return code
         return self._remember(("#at", *key, at), code)
+
+    def _thing_at(self, ids_code, index_code, loc):
+        if self.plain:
+            return super()._thing_at(ids_code, index_code, loc)
+        ids, at = self.tmp(), self.tmp()           # the lookup inlined; what goes wrong
+        return (f"(E.get({ids}[{at}]) if (({ids} := {ids_code}), ({at} := {index_code})) "
+                f"and {ids} is not None and {at} is not None and 0 <= {at} < len({ids}) "
+                f"else _thing_at(ctx, {ids}, {at}, {loc}))")       # is said by the helper
 
     def _field(self, e):
         # (a parameter typed as a record can still be none at run time: the(...) passed to
