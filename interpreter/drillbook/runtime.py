@@ -153,11 +153,11 @@ class State:
             found = self.indexes[name] = tuple(ents[i] for i in self.by_type.get(name, ()))
         return found
 
-    def lookup(self, type_name: str, fields: tuple, values: tuple) -> tuple:
-        """The entities of a type whose fields hold ``values`` (an entity is looked up by
-        its id), in file order.  The index is built once per state: states never change."""
-        key = (type_name, fields)
-        index = self.indexes.get(key)
+    def lookup(self, type_name: str, fields: tuple, key: tuple) -> tuple:
+        """The entities of a type whose ``fields`` hold the values of ``key`` (a thing
+        given by its id), in file order.  The index is built once per state: states never
+        change."""
+        index = self.indexes.get((type_name, fields))
         if index is None:
             index = {}
             for ident in self.by_type.get(type_name, ()):
@@ -166,11 +166,8 @@ class State:
                 if any(isinstance(v, list) for v in held):
                     continue
                 index.setdefault(held, []).append(ent)
-            index = self.indexes[key] = {k: tuple(v) for k, v in index.items()}
-        if len(values) == 1:
-            v = values[0]
-            return index.get((v.id if v.__class__ is Entity else v,), ())
-        return index.get(tuple([v.id if v.__class__ is Entity else v for v in values]), ())
+            index = self.indexes[(type_name, fields)] = {k: tuple(v) for k, v in index.items()}
+        return index.get(key, ())
 
     def position(self, type_name: str) -> dict:
         """Where each entity of a type stands in file order (to merge index lookups)."""

@@ -276,6 +276,11 @@ def _ids(things):
     return tuple(None if x is None else x.id for x in things)
 
 
+def _key(value):
+    """A value as an index holds it: a thing by its id."""
+    return value.id if isinstance(value, Entity) else value
+
+
 def _rid(ent):
     return None if ent is None else ent.id
 
@@ -445,9 +450,18 @@ class _Gen:
             return f"_ents(ctx, {self.k(q.type_name)}, {self.k(q.loc)})"
         self.plain += 1          # the keys are part of the comprehension's iterable
         pairs = ", ".join(f"({self.k(tuple(f for f, _ in alt))}, ("
-                          + "".join(f"{self.gen(v)}, " for _, v in alt) + "))" for alt in keys)
+                          + "".join(f"{self._key_value(v)}, " for _, v in alt) + "))"
+                          for alt in keys)
         self.plain -= 1
         return f"_candidates(ctx, {self.k(q.type_name)}, ({pairs},), {self.k(q.loc)})"
+
+    def _key_value(self, v) -> str:
+        """A value an index is looked up by: a thing by its id, as the state holds it."""
+        code = self.gen(v)
+        kind = strip(v.type).kind if v.type is not None else "any"
+        if kind == "record":
+            return f"_rid({code})"
+        return code if kind in ("int", "enum", "bool", "text", "range") else f"_key({code})"
 
     def _builtin_the(self, e):
         q = e.args[0]
