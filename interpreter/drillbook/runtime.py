@@ -67,7 +67,7 @@ class Entity:
     # every evaluation that moves to a new state looks its entities up again by id.
 
 
-@attrs.frozen(eq=False)
+@attrs.define(eq=False)
 class CheckResult:
     """What a check produced: the natural roll, the modified total, the target, the result.
 
@@ -145,23 +145,29 @@ class State:
         ents = self.entities
         return [ents[i] for i in self.by_type.get(name, ())]
 
-    def lookup(self, type_name: str, field_name: str, value) -> tuple:
-        """The entities of a type whose field holds ``value`` (an entity is looked up by its
-        id), in file order.  The index is built once per state: states never change."""
-        key = (type_name, field_name)
-        index = self.indexes.get(key)
+    def all_of(self, name: str) -> tuple:
+        """The entities of a type in file order, as a tuple built once per state."""
+        found = self.indexes.get(name)
+        if found is None:
+            ents = self.entities
+            found = self.indexes[name] = tuple(ents[i] for i in self.by_type.get(name, ()))
+        return found
+
+    def lookup(self, type_name: str, fields: tuple, key: tuple) -> tuple:
+        """The entities of a type whose ``fields`` hold the values of ``key`` (a thing
+        given by its id), in file order.  The index is built once per state: states never
+        change."""
+        index = self.indexes.get((type_name, fields))
         if index is None:
             index = {}
             for ident in self.by_type.get(type_name, ()):
                 ent = self.entities[ident]
-                v = ent.fields.get(field_name)
-                if isinstance(v, list):
+                held = tuple(ent.fields.get(f) for f in fields)
+                if any(isinstance(v, list) for v in held):
                     continue
-                index.setdefault(v, []).append(ent)
-            index = self.indexes[key] = {k: tuple(v) for k, v in index.items()}
-        if isinstance(value, Entity):
-            value = value.id
-        return index.get(value, ())
+                index.setdefault(held, []).append(ent)
+            index = self.indexes[(type_name, fields)] = {k: tuple(v) for k, v in index.items()}
+        return index.get(key, ())
 
     def position(self, type_name: str) -> dict:
         """Where each entity of a type stands in file order (to merge index lookups)."""

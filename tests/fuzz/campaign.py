@@ -108,7 +108,10 @@ def shrink(case: dict, signature: str, budget: float = 60.0) -> dict:
 
 def save(case: dict, failure: dict) -> Path:
     FOUND.mkdir(exist_ok=True)
-    digest = hashlib.sha1(failure["signature"].encode()).hexdigest()[:10]
+    # the signature names the class of failure (several hangs share one), so the case is
+    # part of the name: a new reproducer never overwrites an earlier one
+    what = failure["signature"] + json.dumps(case, sort_keys=True, ensure_ascii=False)
+    digest = hashlib.sha1(what.encode()).hexdigest()[:10]
     path = FOUND / f"{failure['kind']}-{digest}.json"
     path.write_text(json.dumps({"failure": failure, "case": case}, ensure_ascii=False,
                                indent=1) + "\n", encoding="utf-8")

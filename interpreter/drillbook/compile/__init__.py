@@ -14,6 +14,7 @@ from ..check.geometry import board_of
 from ..geometry import Board
 from . import inline
 from .codegen import ExprCompiler
+from .leaves import small_rules
 
 _EMPTY = object()        # "this rule or exception does not apply"
 
@@ -56,6 +57,8 @@ class Program:
         self._pending: dict = {}
         self._cells: dict = {}                    # table -> {(key, key): cell}
         self.unremembered: dict = {}              # name -> its function before _once_per_question
+        self.fast: dict[str, _Ref] = {}           # name -> its untraced fn(ctx, slots)
+        self._small = None
         for name, d in model.decls.items():
             build = {A.Define: self._define, A.TableDecl: self._table,
                      A.ModifiersDecl: self._modifiers, A.CheckDecl: self._check,
@@ -68,6 +71,26 @@ class Program:
     # ------------------------------------------------------------ calls
     def _ref(self, name) -> _Ref:
         return self.refs.setdefault(name, _Ref())
+
+    @property
+    def small(self) -> set:
+        """The rules untraced evaluation need not remember per question (leaves.py)."""
+        if self._small is None:
+            self._small = small_rules(self.model)
+        return self._small
+
+    def fast_ref(self, name) -> _Ref:
+        """A late-bound ``fn(ctx, slots)``: the rule ``name`` untraced and not remembered,
+        its local slots already padded (compiled when first called)."""
+        ref = self.fast.get(name)
+        if ref is None:
+            ref = self.fast[name] = _Ref()
+
+            def first(ctx, s):
+                self.callables[name]
+                return ref.fn(ctx, s)
+            ref.fn = first
+        return ref
 
     def _on_first_call(self, name):
         """What a rule is until it is first called: compiling it, then calling it.  A
@@ -130,7 +153,8 @@ class Program:
         pad = self._padding(name, d.params)
         if not tree[3] and tree[1] is None and tree[2] is not None:
             value = tree[2]       # a plain rule: no exceptions, no condition
-            untraced = inline.expr(self, d.value)
+            untraced = self.fast_ref(name).fn = inline.rule(
+                self, d, len(params), lambda ctx, args: value(ctx, args + pad if pad else args))
 
             def plain(ctx, args):
                 s = args + pad if pad else args
@@ -145,7 +169,7 @@ class Program:
                 return node.value
             return plain
 
-        def with_exceptions(ctx, args):
+        def general(ctx, args):
             s = args + pad if pad else args
             node = None
             if ctx.trace is not None:
@@ -169,6 +193,16 @@ class Program:
                 node.value = v
                 node.detail["decided_by"] = decl
             return v
+        fast = inline.rule(self, d, len(params), general)
+        n = len(params)
+        self.fast_ref(name).fn = fast or (lambda ctx, s: general(ctx, s[:n]))
+        if fast is None:
+            return general
+
+        def with_exceptions(ctx, args):
+            if ctx.trace is None:
+                return fast(ctx, args + pad if pad else args)
+            return general(ctx, args)
         return with_exceptions
 
     def _decide(self, tree, ctx, s, node):
@@ -391,8 +425,8 @@ class Program:
         how, cap, name = m.combine, m.cap, m.name
         pad = self._padding(name, m.params)
         if how == "sum" and cap is None:
-            fast = inline.modifier_sum(self, m)
             traced = self._traced_modifiers(m, items, pad)
+            fast = inline.modifier_sum(self, m, traced)
 
             def summed(ctx, args):
                 if ctx.trace is not None:

@@ -33,10 +33,9 @@ def _entity(ctx, ident, loc):
 
 
 def _ents(ctx, type_name, loc=None):
-    ents = ctx.state.entities
-    ids = ctx.state.by_type.get(type_name, ())
-    ctx.budget.spend(len(ids), loc)
-    return [ents[i] for i in ids]
+    found = ctx.state.all_of(type_name)
+    ctx.budget.spend(len(found), loc)
+    return found
 
 
 def _span(ctx, low, high, loc):
@@ -60,12 +59,16 @@ def _candidates(ctx, type_name, lookups, loc=None):
         return _ents(ctx, type_name, loc)
     if len(lookups) == 1:
         return state.lookup(type_name, *lookups[0])
-    found = {}
-    for field_name, value in lookups:
-        for ent in state.lookup(type_name, field_name, value):
-            found[ent.id] = ent
+    hits = []
+    for fields, values in lookups:
+        found = state.lookup(type_name, fields, values)
+        if found:
+            hits.append(found)
+    if len(hits) <= 1:                  # nothing to merge: already in file order
+        return hits[0] if hits else ()
+    merged = {ent.id: ent for found in hits for ent in found}
     order = state.position(type_name)
-    return sorted(found.values(), key=lambda ent: order[ent.id])
+    return sorted(merged.values(), key=lambda ent: order[ent.id])
 
 
 def _bind(s, slot, value):
@@ -233,6 +236,13 @@ def _geo(board, name, loc, *args):
     return found
 
 
+def _distance(board, name, loc, a, b):
+    """distance() and adjacent() on the rulebook's board; none in stops, located."""
+    if a is None or b is None:
+        _none(loc, f"a value given to {name}()")
+    return board.distance(a, b)
+
+
 def _marked(marks, key, column, mark):
     return mark in marks.get((key, column), ())
 
@@ -257,8 +267,18 @@ def _things(ctx, ids):
     return tuple(ents.get(i) for i in ids)
 
 
+def _thing_at(ctx, ids, i, loc):
+    """The i-th thing a list field names (``_at`` over ``_things``, one lookup)."""
+    return ctx.state.entities.get(_at(ids, i, loc))
+
+
 def _ids(things):
     return tuple(None if x is None else x.id for x in things)
+
+
+def _key(value):
+    """A value as an index holds it: a thing by its id."""
+    return value.id if isinstance(value, Entity) else value
 
 
 def _rid(ent):
@@ -306,6 +326,7 @@ class _Gen:
         self.consts: dict[str, object] = {}
         self.temps = 0
         self.plain = 0        # > 0 while generating a comprehension's source: no := there
+        self.want_ids = None  # the list-of-things field to generate as its ids, not things
 
     def k(self, value) -> str:
         name = f"k{len(self.consts)}"
@@ -376,17 +397,23 @@ class _Gen:
             return f"({sub}).{attr}"
         what = self.k(f"'{_text(e.subject)}'")
         ftype = strip(e.type)
-        if self.plain or ftype.kind == "list":
+        if self._never_none(sub):
+            plain = f"{sub}.fields[{self.k(e.name)}]"
+        elif self.plain or ftype.kind == "list":
             plain = f"_fld({sub}, {self.k(e.name)}, {self.k(e.loc)}, {what})"
         else:
             t = self.tmp()
             plain = (f"({t}.fields[{self.k(e.name)}] if ({t} := {sub}) is not None "
                      f"else _none({self.k(e.loc)}, {what}))")
         if ftype.kind == "list" and ftype.inner.kind == "record":
-            return f"_things(ctx, {plain})"
+            return plain if e is self.want_ids else f"_things(ctx, {plain})"
         if ftype.kind != "record":
             return plain
         return f"_deref(ctx, {plain})"
+
+    def _never_none(self, code: str) -> bool:
+        """Whether this code is known to give a thing, never none (see inline.py)."""
+        return False
 
     # ------------------------------------------------------------ calls
     def _Call(self, e):
@@ -413,23 +440,45 @@ class _Gen:
         return out
 
     def _query(self, q: A.Query):
+        return (f"for _e in {self._query_source(q)} "
+                f"if _bind(s, {int(q.ref)}, _e) and ({self.gen(q.cond)})")
+
+    def _query_source(self, q: A.Query) -> str:
+        """What a query walks through: every thing of its type, or what an index finds."""
         keys = _index_keys(q)
         if keys is None:
-            source = f"_ents(ctx, {self.k(q.type_name)}, {self.k(q.loc)})"
-        else:
-            self.plain += 1          # the keys are part of the comprehension's iterable
-            pairs = ", ".join(f"({self.k(f)}, {self.gen(v)})" for f, v in keys)
-            self.plain -= 1
-            source = f"_candidates(ctx, {self.k(q.type_name)}, ({pairs},), {self.k(q.loc)})"
-        return (f"for _e in {source} "
-                f"if _bind(s, {int(q.ref)}, _e) and ({self.gen(q.cond)})")
+            return f"_ents(ctx, {self.k(q.type_name)}, {self.k(q.loc)})"
+        self.plain += 1          # the keys are part of the comprehension's iterable
+        pairs = ", ".join(f"({self.k(tuple(f for f, _ in alt))}, ("
+                          + "".join(f"{self._key_value(v)}, " for _, v in alt) + "))"
+                          for alt in keys)
+        self.plain -= 1
+        return f"_candidates(ctx, {self.k(q.type_name)}, ({pairs},), {self.k(q.loc)})"
+
+    def _key_value(self, v) -> str:
+        """A value an index is looked up by: a thing by its id, as the state holds it."""
+        code = self.gen(v)
+        kind = strip(v.type).kind if v.type is not None else "any"
+        if kind == "record":
+            return f"_rid({code})"
+        return code if kind in ("int", "enum", "bool", "text", "range") else f"_key({code})"
 
     def _builtin_the(self, e):
         q = e.args[0]
         return f"_the([_e {self._query(q)}], {self.k(e.loc)}, {self.k(q.type_name)})"
 
     def _builtin_len(self, e):
+        if _names_things(e.args[0]):          # as many things as ids: none looked up
+            return f"len({self._ids_of(e.args[0])})"
         return f"len({self.val(e.args[0], 'the list')})"
+
+    def _ids_of(self, e) -> str:
+        """The ids a list-of-things field holds, without looking each thing up."""
+        saved, self.want_ids = self.want_ids, e
+        try:
+            return self.gen(e)
+        finally:
+            self.want_ids = saved
 
     def _builtin_hex_distance(self, e):
         return f"_hex_distance({', '.join(self.val(a) for a in e.args)})"
@@ -450,7 +499,13 @@ class _Gen:
     def _each(self, each: A.Each, number: bool = False) -> str:
         """``(element) for s[i] in source if cond``; with ``number``, an element that is none
         stops located (E604) before it is added."""
-        slot = int(each.ref)
+        source, target = self._each_source(each), f"s[{int(each.ref)}]"
+        cond = f" if ({self.gen(each.cond)})" if each.cond is not None else ""
+        element = self.val(each.element) if number else self.gen(each.element)
+        return f"({element}) for {target} in {source}{cond}"
+
+    def _each_source(self, each: A.Each) -> str:
+        """What a ``for`` walks through: a span of numbers or a list."""
         self.plain += 1
         where = self.k(each.loc)
         if each.items is None:
@@ -458,9 +513,7 @@ class _Gen:
         else:
             source = f"_items(ctx, {self.val(each.items, 'the list')}, {where})"
         self.plain -= 1
-        cond = f" if ({self.gen(each.cond)})" if each.cond is not None else ""
-        element = self.val(each.element) if number else self.gen(each.element)
-        return f"({element}) for s[{slot}] in {source}{cond}"
+        return source
 
     def _builtin_sum(self, e):
         return f"sum({self._each(e.args[0], number=True)})"
@@ -476,10 +529,18 @@ class _Gen:
 
     def _geometry(self, e):
         args = "".join(f", {self.gen(a)}" for a in e.args)
+        if e.name in ("distance", "adjacent"):
+            call = f"_distance({self.k(self.p.board)}, {self.k(e.name)}, {self.k(e.loc)}{args})"
+            return f"({call} == 1)" if e.name == "adjacent" else call
         return f"_geo({self.k(self.p.board)}, {self.k(e.name)}, {self.k(e.loc)}{args})"
 
     def _Index(self, e):
+        if _names_things(e.subject):         # one thing looked up, not the whole list
+            return self._thing_at(self._ids_of(e.subject), self.val(e.index), self.k(e.loc))
         return f"_at({self.gen(e.subject)}, {self.val(e.index)}, {self.k(e.loc)})"
+
+    def _thing_at(self, ids_code, index_code, loc):
+        return f"_thing_at(ctx, {ids_code}, {index_code}, {loc})"
 
     def _Each(self, e):
         raise AssertionError("a 'for' is only an argument of sum/first/every/some")
@@ -624,10 +685,18 @@ class _Gen:
 _text = A.to_source         # how an expression is quoted in an error message
 
 
+def _names_things(e) -> bool:
+    """A record's field that holds a list of things (kept as their ids)."""
+    if not isinstance(e, A.FieldOf) or not e.ref or e.ref[0] in ("check", "verdict", "range"):
+        return False
+    return e.type.kind == "list" and e.type.inner.kind == "record"
+
+
 def _index_keys(q: A.Query):
-    """For ``T x where (x.f == v and ...) or (x.g == w and ...)``: [(f, v), (g, w)], the
-    field values an index can look up instead of scanning every T (the condition is still
-    checked on what the index finds); None when some alternative has no such equality."""
+    """For ``T x where (x.f == v and x.g == w ...) or (x.h == u ...)``: [[(f, v), (g, w)],
+    [(h, u)]], the field values an index can look up instead of scanning every T (the
+    condition is still checked on what the index finds); None when some alternative has
+    no such equality."""
     alternatives, stack = [], [q.cond]
     while stack:
         e = stack.pop()
@@ -637,14 +706,14 @@ def _index_keys(q: A.Query):
             alternatives.append(e)
     keys = []
     for alt in alternatives:
-        key = _equality(alt, q.var)
-        if key is None:
+        found = _equalities(alt, q.var)
+        if not found:
             return None
-        keys.append(key)
+        keys.append(found)
     return keys
 
 
-def _equality(e, var):
+def _equalities(e, var):
     parts, stack = [], [e]
     while stack:
         x = stack.pop()
@@ -652,6 +721,7 @@ def _equality(e, var):
             stack += [x.right, x.left]
         else:
             parts.append(x)
+    found = []
     for part in parts:
         if not (isinstance(part, A.Binary) and part.op == "=="):
             continue
@@ -659,7 +729,9 @@ def _equality(e, var):
             if (isinstance(mine, A.FieldOf) and isinstance(mine.subject, A.Name)
                     and mine.subject.name == var and mine.ref and mine.ref[0] == "record"
                     and strip(mine.type).kind != "list"
+                    and all(f != mine.name for f, _ in found)
                     and not any(isinstance(n, A.Name) and n.name == var
                                 for n in A.walk(other))):
-                return mine.name, other
-    return None
+                found.append((mine.name, other))
+                break
+    return found

@@ -16,43 +16,116 @@ in the source, every rulebook value is passed in through the function's globals.
 """
 from __future__ import annotations
 
+import contextlib
 import re
 import types
 
 from .. import ast as A
 from ..runtime import CheckResult
+from . import lower
 from .codegen import HELPERS, _Gen
 
-_TRIVIAL = re.compile(r"^(s\[\d+\]|k\d+|\(-?\d+\)|True|False|None)$")
+_CONSTANT = re.compile(r"^(k\d+|\(-?\d+\)|True|False|None)$")
+_TRIVIAL = re.compile(r"^(s\[\d+\]|k\d+|_t\d+|_e|\(-?\d+\)|True|False|None)$")
 MAX_DEPTH = 3                 # how deep calls are inlined into one function
 _STATE = "    E = ctx.state.entities\n"    # the state's entities, read once per function
 
 
+_UNSET = object()             # a field path's slot before the path is first read
+
+
 class Inliner(_Gen):
-    def __init__(self, program):
+    """Generates untraced code, inlining what it calls.  A field path from a parameter
+    (``w.commander.rating``) read more than once in a function is read once: its slot
+    (``_c1``) starts empty and is filled where the path is first evaluated, so nothing is
+    read earlier than the rule reads it (a none still stops at the first read, located).
+    Paths inside a search or a loop are left alone: their things change per turn."""
+
+    def __init__(self, program, params: int = 0, counts=None):
         super().__init__(program)
         self.subst = None     # the caller's argument sources, while a callee is inlined
         self.depth = 0
+        self.direct: dict[int, str] = {}    # a local slot -> the comprehension variable
+        self.entity_var = False             # whether that variable is a search's entity
+        self.params = {f"s[{i}]" for i in range(params)}
+        self.stable = set(self.params)   # sources that never change: parameters, and the
+        # temporaries that bind a call's arguments outside any loop (each is set once)
+        self.counting = counts is None
+        self.counts: dict = {} if counts is None else counts
+        self.cse: dict = {}       # a field path read more than once -> its slot
+        self.loops = 0
+        self.assumed: set = set()     # the parameters read as never none
 
     def _Name(self, e):
-        if e.ref[0] == "local" and self.subst is not None:
-            return self.subst[int(e.ref[1])]
+        if e.ref[0] == "local":
+            if self.subst is not None:
+                return self.subst[int(e.ref[1])]
+            if int(e.ref[1]) in self.direct:
+                return self.direct[int(e.ref[1])]
         return super()._Name(e)
 
+    # an innermost search or 'for' names its thing by the comprehension's own variable,
+    # instead of storing it in a local slot each time (a nested one, or a body that is
+    # compiled apart and reads the slots, still stores it)
+    def _query(self, q):
+        with self._loop():
+            if not _innermost(q.cond):
+                return super()._query(q)
+            source = self._query_source(q)
+            with self._direct(q.ref, True):
+                return f"for _e in {source} if ({self.gen(q.cond)})"
+
+    def _each(self, each, number=False):
+        with self._loop():
+            if not (_innermost(each.element) and _innermost(each.cond)):
+                return super()._each(each, number)
+            source = self._each_source(each)
+            with self._direct(each.ref, False):
+                cond = f" if ({self.gen(each.cond)})" if each.cond is not None else ""
+                element = self.val(each.element) if number else self.gen(each.element)
+            return f"({element}) for _e in {source}{cond}"
+
+    @contextlib.contextmanager
+    def _direct(self, slot, search: bool):
+        self.direct[int(slot)] = "_e"
+        self.entity_var = search
+        try:
+            yield
+        finally:
+            del self.direct[int(slot)]
+            self.entity_var = False
+
+    def _Code(self, e):                 # an operand lower.py has worked out already
+        return e.code
+
+    def _never_none(self, code):
+        # the thing a search is looking at (an entity of the state), or a parameter
+        # checked on entry (see _build)
+        if code in self.params:
+            self.assumed.add(code)
+            return True
+        return code == "_e" and self.entity_var
+
+    @contextlib.contextmanager
+    def _loop(self):
+        self.loops += 1
+        try:
+            yield
+        finally:
+            self.loops -= 1
+
     def _Call(self, e):
-        if e.ref[0] == "builtin" or self.depth >= MAX_DEPTH:
+        if e.ref[0] == "builtin":
             return super()._Call(e)
-        name = e.ref[1]
-        p = self.p
+        p, name = self.p, e.ref[1]
         d = p.model.decls.get(name)
-        args = self._args(e)
+        if name in p.small:                     # see leaves.py: not remembered
+            return self._small(name, d, self._args(e))
         if isinstance(d, A.TableDecl) and name in p.model.tables and not self.plain:
-            cells = p.table_cells(name)          # each key is evaluated once, as in a call
-            keys = [self.tmp() for _ in args]
-            key = ", ".join(f"({t} := {a})" for t, a in zip(keys, args))
-            t = self.tmp()
-            return (f"({t}[0] if ({t} := {self.k(cells)}.get(({key}{', None' if len(args) == 1 else ''}))) "
-                    f"is not None else {self._call(name, keys)})")
+            return self._lookup(name, self._args(e))
+        if self.depth >= MAX_DEPTH:
+            return super()._Call(e)
+        args = self._args(e)
         # a rule that reads dice is remembered per question (one die, one result); a rule
         # that searches the state is remembered to save time and stays a call, but a list
         # of modifiers that calls one is inlined (the search it calls stays remembered)
@@ -74,8 +147,114 @@ class Inliner(_Gen):
                 return f"({self.gen(d.value)})"
         return self._call(name, args)
 
+    def _lookup(self, name, args):
+        """A table's cell as one dictionary lookup, each key evaluated once as in a call; a
+        missing cell goes through the table's own function, which reports it."""
+        cells = self.p.table_cells(name)
+        keys = [self.tmp() for _ in args]
+        key = ", ".join(f"({t} := {a})" for t, a in zip(keys, args))
+        t = self.tmp()
+        return (f"({t}[0] if ({t} := {self.k(cells)}.get(({key}{', None' if len(args) == 1 else ''}))) "
+                f"is not None else {self._call(name, keys)})")
+
+    def _small(self, name, d, args):
+        """A small rule, its result kept in a slot when the same call on the same
+        unchanging arguments appears more than once in the function (as for a path)."""
+        code = self._small_code(name, d, args)
+        if self.loops or self.plain or not all(
+                a in self.stable or _CONSTANT.match(a) for a in args):
+            return code
+        return self._remember(("#call", name, *args), code)
+
+    def _remember(self, key, code):
+        if self.counting:
+            self.counts[key] = self.counts.get(key, 0) + 1
+            return code
+        if self.counts.get(key, 0) < 2:
+            return code
+        slot = self.cse.get(key)
+        if slot is None:
+            slot = self.cse[key] = f"_c{len(self.cse) + 1}"
+        return f"({slot} if {slot} is not _U else ({slot} := {code}))"
+
+    def _small_code(self, name, d, args):
+        """A small rule (leaves.py), inlined when its shape allows: a plain rule, or a rule
+        with one exception and no condition of its own (no conflict is possible), its
+        arguments bound once to temporaries; otherwise called without being remembered."""
+        p = self.p
+        kids = p.model.children.get(name, [])
+        shape = (type(d) is A.Define and d.value is not None and d.when is None
+                 and p.model.frame_size.get(name, 0) <= len(args) and len(kids) <= 1
+                 and all(k.when is not None and k.value is not None
+                         and not p.model.children.get(k.name) for k in kids))
+        if not shape or (self.plain and not all(_TRIVIAL.match(a) for a in args)):
+            pad = p.model.frame_size.get(name, 0) - len(args)
+            slots = ", ".join(args + ["None"] * max(pad, 0))
+            return f"{self.k(p.fast_ref(name))}.fn(ctx, [{slots}])"
+        bound, names = [], []
+        for a in args:
+            if _TRIVIAL.match(a):
+                names.append(a)
+            else:
+                t = self.tmp()
+                bound.append(f"({t} := {a})")
+                names.append(t)
+                if not self.loops:
+                    self.stable.add(t)
+        with self._inside(names):
+            body = self.gen(d.value)
+            if kids:
+                body = f"({self.gen(kids[0].value)}) if ({self.gen(kids[0].when)}) else ({body})"
+        if bound:
+            return f"(({', '.join(bound)},) and ({body}))"
+        return f"({body})"
+
+    def _path(self, e):
+        """The key of a field path whose root never changes in this function, or None."""
+        names = []
+        while isinstance(e, A.FieldOf):
+            if not e.ref or e.ref[0] in ("check", "verdict", "range"):
+                return None
+            names.append(e.name)
+            e = e.subject
+        if not isinstance(e, A.Name) or e.ref[0] != "local":
+            return None
+        root = self._Name(e)
+        return (root, *names) if root in self.stable else None
+
     def _FieldOf(self, e):
-        subject = e.subject
+        key = None if self.loops or self.plain else self._path(e)
+        if key is None:
+            return self._field(e)
+        if e is self.want_ids:
+            key += ("#ids",)
+        return self._remember(key, self._field(e))
+
+    def _Index(self, e):
+        """``m.path[i]``: kept in a slot, as a field path is, when both the list's path and
+        the index never change in this function."""
+        code = super()._Index(e)
+        key = None if self.loops or self.plain else self._path(e.subject)
+        i = e.index
+        if isinstance(i, A.Name) and i.ref[0] == "local":
+            at = self._Name(i)
+        elif isinstance(i, A.IntLit):
+            at = str(int(i.value))
+        else:
+            return code
+        if key is None or not (at in self.stable or at.isdigit()):
+            return code
+        return self._remember(("#at", *key, at), code)
+
+    def _thing_at(self, ids_code, index_code, loc):
+        if self.plain:
+            return super()._thing_at(ids_code, index_code, loc)
+        ids, at = self.tmp(), self.tmp()           # the lookup inlined; what goes wrong
+        return (f"(E.get({ids}[{at}]) if (({ids} := {ids_code}), ({at} := {index_code})) "
+                f"and {ids} is not None and {at} is not None and 0 <= {at} < len({ids}) "
+                f"else _thing_at(ctx, {ids}, {at}, {loc}))")       # is said by the helper
+
+    def _field(self, e):
         # (a parameter typed as a record can still be none at run time: the(...) passed to
         # it finds nothing, so its field goes through the none check of codegen.py, E604)
         code = super()._FieldOf(e)
@@ -102,6 +281,14 @@ class Inliner(_Gen):
         return Frame()
 
 
+_NESTED = (A.Query, A.Each, A.ForEach, A.ListEach, A.After, A.Then, A.Let)
+
+
+def _innermost(e) -> bool:
+    """No search, loop or separately compiled body inside ``e``."""
+    return e is None or not any(isinstance(n, _NESTED) for n in A.walk(e))
+
+
 def _function(src: str, consts: dict, name: str):
     code = compile(src, f"<drillbook fast {name}>", "exec")
     fn_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
@@ -110,25 +297,43 @@ def _function(src: str, consts: dict, name: str):
     return types.FunctionType(fn_code, env, "drillbook_" + name)
 
 
-def expr(program, e: A.Expr):
-    """``fn(ctx, s)`` for an expression, its calls inlined (for untraced evaluation)."""
-    gen = Inliner(program)
-    body = gen.gen(e)
-    return _function(f"def f(ctx, s):\n{_STATE}    return {body}\n", gen.consts, "expr")
+def _build(program, params: int, name: str, make, general):
+    """One generated function from ``make(gen) -> lines``, made twice: the first time only
+    counts the field paths read more than once (see ``Inliner._FieldOf``); the second
+    emits them read once, and their slots set empty after the line that reads the state.
+    A parameter the code reads fields of without a none check is checked once on entry:
+    when it is none, the statement ``general(gen)`` hands the question to the general
+    function, which stops where the rule first reads it, located."""
+    counter = Inliner(program, params)
+    make(counter)
+    gen = Inliner(program, params, counter.counts)
+    lines = make(gen)
+    at = next(i for i, line in enumerate(lines) if line == _STATE.rstrip("\n")) + 1
+    if gen.cse:
+        lines.insert(at, "    " + " = ".join(gen.cse.values()) + " = _U")
+        gen.consts["_U"] = _UNSET
+    if gen.assumed:
+        test = " or ".join(f"{p} is None" for p in sorted(gen.assumed))
+        lines[at:at] = [f"    if {test}:", f"        {general(gen)}"]
+    return _function("\n".join(lines) + "\n", gen.consts, name)
 
 
-def modifier_sum(program, m: A.ModifiersDecl):
-    """``fn(ctx, s)`` adding up a list of modifiers, their calls inlined."""
-    gen = Inliner(program)
-    lines = ["def f(ctx, s):", _STATE.rstrip("\n"), "    r = 0"]
-    for item in m.items:
-        v = gen.val(item.value)                     # none stops located (E604)
-        if item.when is None:
-            lines.append(f"    r += {v}")
-        else:
-            lines += [f"    if {gen.gen(item.when)}:", f"        r += {v}"]
-    lines.append("    return r")
-    return _function("\n".join(lines) + "\n", gen.consts, "modifiers")
+def modifier_sum(program, m: A.ModifiersDecl, slow):
+    """``fn(ctx, s)`` adding up a list of modifiers, their calls inlined (``slow(ctx,
+    args)`` for a parameter that is none)."""
+    n = len(m.params or [])
+
+    def make(gen):
+        lines = ["def f(ctx, s):", _STATE.rstrip("\n"), "    r = 0"]
+        for item in m.items:
+            v = gen.val(item.value)                     # none stops located (E604)
+            if item.when is None:
+                lines.append(f"    r += {v}")
+            else:
+                lines += [f"    if {gen.gen(item.when)}:", f"        r += {v}"]
+        return lines + ["    return r"]
+    return _build(program, n, "modifiers", make,
+                  lambda gen: f"return {gen.k(slow)}(ctx, s[:{int(n)}])")
 
 
 def check(program, c: A.CheckDecl, traced, pad: list):
@@ -137,9 +342,14 @@ def check(program, c: A.CheckDecl, traced, pad: list):
     (a trace, a target that is none, a modifier that may be none)."""
     if c.modifier is not None and c.modifier.type.kind in ("opt", "any"):
         return None
+    return _build(program, len(c.params or []), "check",
+                  lambda gen: _check_lines(program, c, traced, pad, gen),
+                  lambda gen: f"return {gen.k(traced)}(ctx, args)")
+
+
+def _check_lines(program, c, traced, pad, gen):
     die = program.model.decls[c.dice.die]
     count, low, high = c.dice.count, die.low, die.high
-    gen = Inliner(program)
     g = gen.k
     target = gen.gen(c.target)
     mod = gen.gen(c.modifier) if c.modifier is not None else "0"
@@ -177,4 +387,32 @@ def check(program, c: A.CheckDecl, traced, pad: list):
                   "total - hi if total > hi else lo - total)"]
     lines.append(f"    return _Result({name}, natural, mod, total, {g(op)}, goal, ok, margin)")
     gen.consts["_Result"] = CheckResult
-    return _function("\n".join(lines) + "\n", gen.consts, "check")
+    return lines
+
+
+def rule(program, d, params: int, slow):
+    """The untraced ``fn(ctx, s)`` of a rule or requirement item and its exceptions, as one
+    function, when no exception has exceptions of its own and each gives a value; None
+    otherwise.  Two exceptions that both apply, and a rule none of whose cases applies, go
+    to the general ``slow(ctx, args)`` of ``__init__.py``, which reports them."""
+    kids = program.model.children.get(d.name, [])
+    if d.value is None or any(k.when is None or k.value is None
+                              or program.model.children.get(k.name) for k in kids):
+        return None
+
+    def make(gen):
+        general = f"return {gen.k(slow)}(ctx, s[:{int(params)}])"
+        lines = ["def f(ctx, s):", _STATE.rstrip("\n")] + (["    hit = False"] if kids else [])
+        for i, kid in enumerate(kids):
+            lines.append(f"    if {gen.gen(kid.when)}:")
+            if i:
+                lines += ["        if hit:", f"            {general}"]
+            lines += lower.lines(gen, kid.value, "r", 8) + ["        hit = True"]
+        if kids:
+            lines += ["    if hit:", "        return r"]
+        if d.when is not None:
+            lines += [f"    if not ({gen.gen(d.when)}):",
+                      f"        {'return True' if isinstance(d, A.RequireDecl) else general}"]
+        return lines + lower.lines(gen, d.value, "r", 4) + ["    return r"]
+    return _build(program, params, "rule", make,
+                  lambda gen: f"return {gen.k(slow)}(ctx, s[:{int(params)}])")

@@ -1,0 +1,115 @@
+"""Compile stage, fast path: the searches and loops of a rule's value as Python statements.
+
+Written as a comprehension, a search costs a generator, and every temporary it names
+becomes a closure cell; written as a ``for`` statement in the rule's own function, it
+costs neither.  Lowered here: a value that is a search or loop (count, exists, sum, every,
+some, first, the) whose body holds no other search or loop, or that is built from such
+values by ``if``, ``not``, arithmetic and comparisons.  Anything else stays an expression.
+
+Evaluation order and the errors met are unchanged: operands are worked out left to right,
+and each is checked (a none, a printed word where a number is needed) right after it is
+worked out, where the operator would have checked it.
+"""
+from __future__ import annotations
+
+import copy
+
+from .. import ast as A
+from ..check.types import strip
+
+_LOOPS = {"count", "exists", "sum", "every", "some", "first", "the"}
+_NESTED = (A.Query, A.Each, A.ForEach, A.ListEach, A.After, A.Then, A.Let)
+
+
+class Code:
+    """An operand already worked out into a local variable of the generated function."""
+
+    def __init__(self, code: str, like):
+        self.code, self.loc, self.ref = code, like.loc, None
+        self.type = like.type
+
+
+def _has(e, kinds) -> bool:
+    return e is not None and any(isinstance(n, kinds) for n in A.walk(e))
+
+
+def lines(gen, e, into: str, indent: int) -> list[str]:
+    """Python statements that set the variable ``into`` to the value of ``e``."""
+    pad = " " * indent
+    if not _has(e, (A.Query, A.Each)):
+        return [f"{pad}{into} = {gen.gen(e)}"]
+    if isinstance(e, A.If):
+        c = gen.tmp()
+        return (lines(gen, e.cond, c, indent) + [f"{pad}if {c}:"]
+                + lines(gen, e.then, into, indent + 4) + [f"{pad}else:"]
+                + lines(gen, e.otherwise, into, indent + 4))
+    if isinstance(e, A.Unary) and e.op == "not":
+        c = gen.tmp()
+        return lines(gen, e.operand, c, indent) + [f"{pad}{into} = (not {c})"]
+    if (isinstance(e, A.Call) and e.ref and e.ref[0] == "builtin" and e.ref[1] in _LOOPS
+            and not any(_has(x, _NESTED) for x in _body(e.args[0]))):
+        return _loop(gen, e, into, indent)
+    if isinstance(e, A.Binary) and e.op not in ("and", "or") and not any(
+            x.type is None or strip(x.type).kind == "union" for x in (e.left, e.right)):
+        return _binary(gen, e, into, indent)
+    return [f"{pad}{into} = {gen.gen(e)}"]
+
+
+def _body(arg):
+    if isinstance(arg, A.Query):
+        return [arg.cond]
+    return [arg.element, arg.cond]
+
+
+def _binary(gen, e, into, indent):
+    """Both operands into variables, each checked as the operator checks it, then the
+    operator on the two variables."""
+    pad = " " * indent
+    out, operands = [], []
+    strict = e.op not in ("==", "!=")
+    what = "a level" if strip(e.left.type).kind == "enum" else "a number"
+    for side in (e.left, e.right):
+        t = gen.tmp()
+        out += lines(gen, side, t, indent)
+        if strict and side.type.kind in ("opt", "any", "none"):
+            out.append(f"{pad}{t} = {gen.val(Code(t, side), what)}")
+            checked = Code(t, side)
+            checked.type = strip(side.type) if side.type.kind == "opt" else side.type
+            operands.append(checked)
+        else:
+            operands.append(Code(t, side))
+    whole = copy.copy(e)
+    whole.left, whole.right = operands
+    return out + [f"{pad}{into} = {gen.gen(whole)}"]
+
+
+def _loop(gen, e, into, indent):
+    pad, inner = " " * indent, " " * (indent + 4)
+    kind, arg = e.ref[1], e.args[0]
+    with gen._loop():
+        if isinstance(arg, A.Query):
+            source = gen._query_source(arg)
+            with gen._direct(arg.ref, True):
+                cond, element = gen.gen(arg.cond), None
+        else:
+            source = gen._each_source(arg)
+            with gen._direct(arg.ref, False):
+                cond = gen.gen(arg.cond) if arg.cond is not None else None
+                element = gen.val(arg.element) if kind == "sum" else gen.gen(arg.element)
+    start = {"count": "0", "exists": "False", "sum": "0", "every": "True", "some": "False",
+             "first": "None", "the": "[]"}[kind]
+    body = {"count": [f"{into} += 1"],
+            "exists": [f"{into} = True", "break"],
+            "sum": [f"{into} += {element}"],
+            "every": [f"if not ({element}):", f"    {into} = False", "    break"],
+            "some": [f"if {element}:", f"    {into} = True", "    break"],
+            "first": [f"{into} = {element}", "break"],
+            "the": [f"{into}.append(_e)"]}[kind]
+    out = [f"{pad}{into} = {start}", f"{pad}for _e in {source}:"]
+    if cond is not None:
+        out.append(f"{inner}if {cond}:")
+        inner += "    "
+    out += [inner + b for b in body]
+    if kind == "the":               # exactly one, or none; more stops, located (E614)
+        out.append(f"{pad}{into} = _the({into}, {gen.k(e.loc)}, {gen.k(arg.type_name)})")
+    return out
