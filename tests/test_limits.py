@@ -217,6 +217,43 @@ def test_odds_over_many_choices_stop_at_the_outcome_limit(book):
         assert any(d.code in ("E802", "E525") for d in errors(res.err)), res.err
 
 
+def test_odds_that_foresee_far_too_many_outcomes_stop_early(book):
+    """Twenty units each rolling a d6: 6^20 outcomes.  The first thousand replays foresee
+    far more than the limit, and the enumeration stops there, saying so (E802), instead of
+    working through 200,000 replays first."""
+    book.write("rulebook.drill", """\
+        section 1 "S"
+          die d6 faces 1..6
+          record U
+            n: Int
+          check hit(u: U) = roll d6 at least 4
+          define hits -> Int = count(U u where hit(u).passed)
+        """)
+    state = "U:\n" + "".join(f"  u{i}: {{n: {i}}}\n" for i in range(20))
+    (book.root / "s.yaml").write_text(state, encoding="utf-8")
+    res = book.run("odds", "rulebook.drill", "hits", "--state", "s.yaml")
+    assert_no_traceback(res)
+    assert res.rc == 1 and [d.code for d in errors(res.err)] == ["E802"], res.err
+    assert "foresee about" in res.err, res.err
+
+
+def test_odds_that_foresee_few_outcomes_are_enumerated(book):
+    """Five units: 6^5 = 7,776 faces, 32 outcomes of the count; exact, not refused."""
+    book.write("rulebook.drill", """\
+        section 1 "S"
+          die d6 faces 1..6
+          record U
+            n: Int
+          check hit(u: U) = roll d6 at least 4
+          define hits -> Int = count(U u where hit(u).passed)
+        """)
+    state = "U:\n" + "".join(f"  u{i}: {{n: {i}}}\n" for i in range(5))
+    (book.root / "s.yaml").write_text(state, encoding="utf-8")
+    res = book.run("odds", "rulebook.drill", "hits", "--state", "s.yaml")
+    assert res.rc == 0, res.err
+    assert "1/32" in res.out and "5/32" in res.out, res.out
+
+
 def test_a_line_of_5000_unknown_names_is_reported_quickly(book):
     book.write("rulebook.drill", 'section 1 "S"\n  define a -> Int = '
                + " + ".join(f"n{i}" for i in range(5000)) + "\n")

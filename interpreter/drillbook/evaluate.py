@@ -22,6 +22,7 @@ from .runtime import (CheckResult, Ctx, Dice, Effect, NeedChoice, NeedRoll, Reus
                       Trace, show, show_effects, too_many_outcomes)
 
 MAX_OUTCOMES = 200_000     # replays (outcomes and choices); enumeration stops here rather than run for ever
+FORESEEN = 50              # ... or as soon as it foresees this many times more (see below)
 
 
 @attrs.define
@@ -336,7 +337,13 @@ def enumerate_outcomes(run, rolls=None, choices=None) -> dict:
     Each outcome is one replay of the question along a path of faces and choices; the sum
     of k dice read together is one step weighed by its convolved distribution, and the calls
     the question remembers are shared by the replays that reach them with the same path
-    (``Dice.remembered``), so a replay evaluates only what its last step changed."""
+    (``Dice.remembered``), so a replay evaluates only what its last step changed.
+
+    Every 1,000 replays the enumeration foresees how many it needs: each replay stands for a
+    share of the tree of faces and choices (a branch of b alternatives gives each 1/b of its
+    own), and the replays so far divided by the share they covered is the tree's size as
+    far as it is known.  Beyond FORESEEN times MAX_OUTCOMES it stops at once (E802, with
+    that estimate) instead of working up to the limit first."""
     from fractions import Fraction         # only odds needs it
     # A path's chance is kept as whole numbers, ways / whole (whole: the product of the
     # numbers of faces read), and each outcome's chances are summed per whole; the
@@ -344,13 +351,17 @@ def enumerate_outcomes(run, rolls=None, choices=None) -> dict:
     ways: dict[tuple, dict] = {}           # outcome -> {whole: ways}
     memo: dict = {}
     known: dict = {}                       # the texts of the effects shown so far
-    stack = [((), 1, 1)]
-    runs = 0
+    stack = [((), 1, 1, 1.0)]
+    runs, covered = 0, 0.0     # covered: the share of the tree of replays gone through
     while stack:
-        path, n, whole = stack.pop()
+        path, n, whole, share = stack.pop()
         runs += 1
         if runs > MAX_OUTCOMES:
             too_many_outcomes(MAX_OUTCOMES)
+        if runs % 1000 == 0:
+            foreseen = runs / covered if covered else float("inf")
+            if foreseen > FORESEEN * MAX_OUTCOMES:
+                too_many_outcomes(MAX_OUTCOMES, foreseen)
         dice = Dice(rolls, path=path, chosen=choices)
         dice.memo, dice.runs, dice.limit = memo, runs, MAX_OUTCOMES
         dice.branches, dice.frames = [], []
@@ -359,14 +370,17 @@ def enumerate_outcomes(run, rolls=None, choices=None) -> dict:
         for at, what in dice.branches:     # the faces and options this replay did not take
             start = dice.path[:at]
             if len(what) == 1:             # a choice: each option is weighed alike
+                share /= len(what[0])
                 for i in range(len(what[0]) - 1, 0, -1):
-                    stack.append((start + (i,), n, whole))
+                    stack.append((start + (i,), n, whole, share))
                 continue
             sums, faces = sum_ways(*what)
             whole *= faces
+            share /= len(sums)
             for f, k in reversed(sums[1:]):
-                stack.append((start + (f,), n * k, whole))
+                stack.append((start + (f,), n * k, whole, share))
             n *= sums[0][1]
+        covered += share
         made = ", ".join(f"{c} = {k}" for c, k in dice.made)
         per = ways.setdefault((made, outcome_key(value, known)), {})
         per[whole] = per.get(whole, 0) + n

@@ -249,10 +249,15 @@ def choice_key(v) -> str:
     return show(v)
 
 
-def too_many_outcomes(limit: int):
-    fail(Loc("<question>"), "E802", f"more than {limit} dice outcomes and "
-         "choices to enumerate", "give some of the rolls with --roll DIE=N or some of "
-         "the choices with --choice NAME=ID, or ask about a smaller part of the question")
+def too_many_outcomes(limit: int, foreseen: float | None = None):
+    """E802: more replays than ``limit``; with ``foreseen``, as many as the replays so
+    far let foresee."""
+    what = f"more than {limit} dice outcomes and choices to enumerate"
+    if foreseen is not None:
+        what += (f" (the first replays foresee about {foreseen:.1e})" if foreseen < 1e300
+                 else " (the first replays foresee more than can be counted)")
+    fail(Loc("<question>"), "E802", what, "give some of the rolls with --roll DIE=N or some "
+         "of the choices with --choice NAME=ID, or ask about a smaller part of the question")
 
 
 class Dice:
