@@ -14,7 +14,7 @@ from ..check.geometry import board_of
 from ..geometry import Board
 from . import inline
 from .codegen import ExprCompiler
-from .leaves import small_rules
+from .leaves import SmallRules
 
 _EMPTY = object()        # "this rule or exception does not apply"
 
@@ -73,10 +73,10 @@ class Program:
         return self.refs.setdefault(name, _Ref())
 
     @property
-    def small(self) -> set:
+    def small(self) -> SmallRules:
         """The rules untraced evaluation need not remember per question (leaves.py)."""
         if self._small is None:
-            self._small = small_rules(self.model)
+            self._small = SmallRules(self.model)
         return self._small
 
     def fast_ref(self, name) -> _Ref:

@@ -21,15 +21,28 @@ _LOOPS = (A.Query, A.Each, A.ForEach)
 _TOO_BIG = (MAX_NODES + 1, 2)
 
 
+class SmallRules:
+    """``name in small``: whether the rule (a definition or requirement item) need not be
+    remembered per question when evaluated without a trace.  Worked out per rule when first
+    asked, so that a question pays only for the rules it reaches."""
+
+    def __init__(self, model):
+        self.model = model
+        self.sizes: dict = {}
+
+    def __contains__(self, name) -> bool:
+        if type(self.model.decls.get(name)) not in (A.Define, A.RequireDecl):
+            return False
+        if name not in self.sizes:
+            _size(self.model, name, self.sizes)
+        nodes, loops = self.sizes[name]
+        return nodes <= MAX_NODES and loops <= 1
+
+
 def small_rules(model) -> set:
-    """The names of the rules (definitions and requirement items) that need not be
-    remembered per question when evaluated without a trace."""
-    sizes: dict = {}
-    for name, d in model.decls.items():
-        if type(d) in (A.Define, A.RequireDecl):
-            _size(model, name, sizes)
-    return {name for name, (nodes, loops) in sizes.items()
-            if nodes <= MAX_NODES and loops <= 1}
+    """Every small rule of the rulebook, by name (for tests and tools)."""
+    small = SmallRules(model)
+    return {name for name in model.decls if name in small}
 
 
 def _exprs(model, name):
