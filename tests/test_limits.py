@@ -254,6 +254,30 @@ def test_odds_that_foresee_few_outcomes_are_enumerated(book):
     assert "1/32" in res.out and "5/32" in res.out, res.out
 
 
+def test_odds_have_a_smaller_budget_of_work_than_one_run(book):
+    """Five units rolling (7,776 replays), each replay doing 500 loop steps: 3.9 million
+    in all, within one question's 5,000,000 but past the 1,000,000 all the runs of one
+    odds question may share (a run costs more per step), so odds stop with E525 in a few
+    seconds; the same question with the rolls given is answered."""
+    book.write("rulebook.drill", """\
+        section 1 "S"
+          die d6 faces 1..6
+          record U
+            n: Int
+          check hit(u: U) = roll d6 at least 4
+          define busy -> Int = count(U u where hit(u).passed and sum(x for x from 1 to 100) > 0)
+        """)
+    state = "U:\n" + "".join(f"  u{i}: {{n: {i}}}\n" for i in range(5))
+    (book.root / "s.yaml").write_text(state, encoding="utf-8")
+    res = book.run("odds", "rulebook.drill", "busy", "--state", "s.yaml")
+    assert_no_traceback(res)
+    assert res.rc == 1 and [d.code for d in errors(res.err)] == ["E525"], res.err
+    assert "1,000,000" in res.err and "for the odds" in res.err, res.err
+    res = book.run("ask", "rulebook.drill", "busy", "--state", "s.yaml",
+                   "--roll", "d6=4,4,1,1,6")
+    assert res.rc == 0 and res.out.split()[0] == "3", res.err
+
+
 def test_a_line_of_5000_unknown_names_is_reported_quickly(book):
     book.write("rulebook.drill", 'section 1 "S"\n  define a -> Int = '
                + " + ".join(f"n{i}" for i in range(5000)) + "\n")
@@ -445,6 +469,7 @@ def test_limits_are_documented_with_their_codes():
     for value in (limits.MAX_DIGITS, limits.MAX_FACES, limits.MAX_DICE, limits.MAX_DEPTH):
         assert str(value) in doc
     assert f"{limits.MAX_RANGE:,}" in doc and f"{limits.MAX_WORK:,}" in doc
+    assert f"{limits.MAX_ODDS_WORK:,}" in doc
 
 
 def test_the_same_seed_gives_the_same_output_across_processes_and_hash_seeds():

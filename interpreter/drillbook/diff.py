@@ -12,7 +12,7 @@ from fractions import Fraction
 from . import ast as A
 from .errors import DrillError
 from .evaluate import enumerate_outcomes
-from .limits import Budget
+from .limits import MAX_ODDS_WORK, Budget
 from .phrases import say
 from .runtime import Ctx
 from .state import state_from_givens
@@ -77,9 +77,10 @@ def _odds(rb, ex, text):
         state = state_from_givens(rb.program, ex.givens)
         options = rb.options([f"{n}={'on' if on else 'off'}" for _, n, on in ex.options])
         fn, _, size, _ = rb.question(text, state)
-        budget = Budget()
+        budget = Budget(MAX_ODDS_WORK)
         return enumerate_outcomes(
-            lambda dice: fn(Ctx(state, dice, options, budget=budget), [None] * size))
+            lambda dice: fn(Ctx(state, dice, options, budget=budget), [None] * size),
+            budget=budget)
     except DrillError as e:
         return {("", "error: " + e.diagnostics[0].message): Fraction(1)}
 

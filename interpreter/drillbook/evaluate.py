@@ -16,7 +16,7 @@ from .check.exprs import Scope
 from .check.types import ANY, Ty
 from .compile import compile_model
 from .errors import Diagnostic, DrillError, Loc, did_you_mean, fail, source_line
-from .limits import MAX_WORK, Budget
+from .limits import MAX_ODDS_WORK, MAX_WORK, Budget
 from .loader import load
 from .runtime import (CheckResult, Ctx, Dice, Effect, NeedChoice, NeedRoll, ReusedDice, State,
                       Trace, show, show_effects, too_many_outcomes)
@@ -174,10 +174,10 @@ class Rulebook:
         """Exact distribution of the question's value over every die not given, for each
         combination of the players' choices not given."""
         fn, t, size, _ = self.question(text, state)
-        budget = Budget()           # one budget of work for every run of the enumeration
+        budget = Budget(MAX_ODDS_WORK)   # one budget of work for every run of the enumeration
         return t, enumerate_outcomes(
             lambda dice: fn(Ctx(state, dice, options, budget=budget), [None] * size),
-            rolls, choices)
+            rolls, choices, budget)
 
     # ------------------------------------------------------------ examples
     def run_examples(self, only: str | None = None, trace: bool = False) -> list[ExampleResult]:
@@ -329,7 +329,7 @@ def outcome_key(value, known: dict | None = None):
     return show(value)
 
 
-def enumerate_outcomes(run, rolls=None, choices=None) -> dict:
+def enumerate_outcomes(run, rolls=None, choices=None, budget=None) -> dict:
     """Run ``run(dice)`` over every face of every die it reads and every option of every
     choice it asks for; return {(choices made, outcome): Fraction}.  Dice are weighed by
     chance; choices are not (each combination of choices gets its own distribution).
@@ -343,7 +343,9 @@ def enumerate_outcomes(run, rolls=None, choices=None) -> dict:
     share of the tree of faces and choices (a branch of b alternatives gives each 1/b of its
     own), and the replays so far divided by the share they covered is the tree's size as
     far as it is known.  Beyond FORESEEN times MAX_OUTCOMES it stops at once (E802, with
-    that estimate) instead of working up to the limit first."""
+    that estimate) instead of working up to the limit first.  Each replay re-walks its path
+    of faces and choices: that is work too, spent from ``budget`` (when given) before the
+    replay runs."""
     from fractions import Fraction         # only odds needs it
     # A path's chance is kept as whole numbers, ways / whole (whole: the product of the
     # numbers of faces read), and each outcome's chances are summed per whole; the
@@ -362,6 +364,8 @@ def enumerate_outcomes(run, rolls=None, choices=None) -> dict:
             foreseen = runs / covered if covered else float("inf")
             if foreseen > FORESEEN * MAX_OUTCOMES:
                 too_many_outcomes(MAX_OUTCOMES, foreseen)
+        if budget is not None:
+            budget.spend(1 + len(path))
         dice = Dice(rolls, path=path, chosen=choices)
         dice.memo, dice.runs, dice.limit = memo, runs, MAX_OUTCOMES
         dice.branches, dice.frames = [], []

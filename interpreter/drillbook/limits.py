@@ -13,7 +13,9 @@ MAX_INT = 10 ** MAX_DIGITS - 1    # ... and of a number computed by `*`
 MAX_FACES = 1000                  # faces of one die
 MAX_DICE = 100                    # dice of one roll (roll 3 d6)
 MAX_RANGE = 100_000               # numbers in a table key range or a `for ... from ... to ...`
-MAX_WORK = 5_000_000              # rule calls and loop steps of one question (odds: of all runs)
+MAX_WORK = 5_000_000              # rule calls and loop steps of one question
+MAX_ODDS_WORK = 1_000_000         # ... of all the runs of one `odds` question together (a run
+                                  # re-walks its path: each unit costs more there)
 MAX_DEPTH = 100                   # rules calling rules, `use` files using files, nested state
 MAX_FILE_BYTES = 16 * 1024 * 1024  # a rulebook or state file
 MAX_OUTPUT_BYTES = 64 * 1024 * 1024   # what one command prints
@@ -47,19 +49,20 @@ def too_deep(loc: Loc, what: str) -> None:
          f"the limit is {MAX_DEPTH}", "flatten the chain")
 
 
-def too_much_work(loc: Loc) -> None:
-    fail(loc, "E525", f"this question needs more than {MAX_WORK:,} rule calls and loop "
-         "steps; the limit is " + f"{MAX_WORK:,}",
+def too_much_work(loc: Loc, limit: int = MAX_WORK) -> None:
+    odds = " (for the odds, in all its runs together)" if limit != MAX_WORK else ""
+    fail(loc, "E525", f"this question needs more than {limit:,} rule calls and loop "
+         f"steps{odds}; the limit is {limit:,}",
          "ask about fewer things at once, or give some of the rolls and choices")
 
 
 class Budget:
     """The work one question may do: rule calls and loop steps, counted as they happen.
     Exhausted, it stops evaluation at the last loop or search it counted (or the question)."""
-    __slots__ = ("left", "loc")
+    __slots__ = ("left", "loc", "limit")
 
-    def __init__(self):
-        self.left = MAX_WORK
+    def __init__(self, limit: int = MAX_WORK):
+        self.left = self.limit = limit
         self.loc = None
 
     def spend(self, n: int, loc: Loc | None = None) -> None:
@@ -67,4 +70,4 @@ class Budget:
         if loc is not None:
             self.loc = loc
         if self.left < 0:
-            too_much_work(self.loc or Loc("<question>"))
+            too_much_work(self.loc or Loc("<question>"), self.limit)
