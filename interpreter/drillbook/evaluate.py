@@ -355,12 +355,14 @@ def enumerate_outcomes(run, rolls=None, choices=None, budget=None) -> dict:
     known: dict = {}                       # the texts of the effects shown so far
     stack = [((), 1, 1, 1.0)]
     runs, covered = 0, 0.0     # covered: the share of the tree of replays gone through
+    foresee_at = 1000          # (a replay may count several: the paths it went on past)
     while stack:
         path, n, whole, share = stack.pop()
         runs += 1
         if runs > MAX_OUTCOMES:
             too_many_outcomes(MAX_OUTCOMES)
-        if runs % 1000 == 0:
+        if runs >= foresee_at:
+            foresee_at = runs + 1000
             foreseen = runs / covered if covered else float("inf")
             if foreseen > FORESEEN * MAX_OUTCOMES:
                 too_many_outcomes(MAX_OUTCOMES, foreseen)
