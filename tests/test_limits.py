@@ -217,10 +217,9 @@ def test_odds_over_many_choices_stop_at_the_outcome_limit(book):
         assert any(d.code in ("E802", "E525") for d in errors(res.err)), res.err
 
 
-def test_odds_that_foresee_far_too_many_outcomes_stop_early(book):
-    """Twenty units each rolling a d6: 6^20 outcomes.  The first thousand replays foresee
-    far more than the limit, and the enumeration stops there, saying so (E802), instead of
-    working through 200,000 replays first."""
+def _rolling_units(book, units: int):
+    """A rulebook whose units each roll a d6 (``hits`` counts the hits; ``busy`` also does
+    100 loop steps per unit), and a state of ``units`` of them."""
     book.write("rulebook.drill", """\
         section 1 "S"
           die d6 faces 1..6
@@ -228,9 +227,17 @@ def test_odds_that_foresee_far_too_many_outcomes_stop_early(book):
             n: Int
           check hit(u: U) = roll d6 at least 4
           define hits -> Int = count(U u where hit(u).passed)
+          define busy -> Int = count(U u where hit(u).passed and sum(x for x from 1 to 100) > 0)
         """)
-    state = "U:\n" + "".join(f"  u{i}: {{n: {i}}}\n" for i in range(20))
+    state = "U:\n" + "".join(f"  u{i}: {{n: {i}}}\n" for i in range(units))
     (book.root / "s.yaml").write_text(state, encoding="utf-8")
+
+
+def test_odds_that_foresee_far_too_many_outcomes_stop_early(book):
+    """Twenty units each rolling a d6: 6^20 outcomes.  The first thousand replays foresee
+    far more than the limit, and the enumeration stops there, saying so (E802), instead of
+    working through 200,000 replays first."""
+    _rolling_units(book, 20)
     res = book.run("odds", "rulebook.drill", "hits", "--state", "s.yaml")
     assert_no_traceback(res)
     assert res.rc == 1 and [d.code for d in errors(res.err)] == ["E802"], res.err
@@ -239,16 +246,7 @@ def test_odds_that_foresee_far_too_many_outcomes_stop_early(book):
 
 def test_odds_that_foresee_few_outcomes_are_enumerated(book):
     """Five units: 6^5 = 7,776 faces, 32 outcomes of the count; exact, not refused."""
-    book.write("rulebook.drill", """\
-        section 1 "S"
-          die d6 faces 1..6
-          record U
-            n: Int
-          check hit(u: U) = roll d6 at least 4
-          define hits -> Int = count(U u where hit(u).passed)
-        """)
-    state = "U:\n" + "".join(f"  u{i}: {{n: {i}}}\n" for i in range(5))
-    (book.root / "s.yaml").write_text(state, encoding="utf-8")
+    _rolling_units(book, 5)
     res = book.run("odds", "rulebook.drill", "hits", "--state", "s.yaml")
     assert res.rc == 0, res.err
     assert "1/32" in res.out and "5/32" in res.out, res.out
@@ -259,16 +257,7 @@ def test_odds_have_a_smaller_budget_of_work_than_one_run(book):
     in all, within one question's 5,000,000 but past the 1,000,000 all the runs of one
     odds question may share (a run costs more per step), so odds stop with E525 in a few
     seconds; the same question with the rolls given is answered."""
-    book.write("rulebook.drill", """\
-        section 1 "S"
-          die d6 faces 1..6
-          record U
-            n: Int
-          check hit(u: U) = roll d6 at least 4
-          define busy -> Int = count(U u where hit(u).passed and sum(x for x from 1 to 100) > 0)
-        """)
-    state = "U:\n" + "".join(f"  u{i}: {{n: {i}}}\n" for i in range(5))
-    (book.root / "s.yaml").write_text(state, encoding="utf-8")
+    _rolling_units(book, 5)
     res = book.run("odds", "rulebook.drill", "busy", "--state", "s.yaml")
     assert_no_traceback(res)
     assert res.rc == 1 and [d.code for d in errors(res.err)] == ["E525"], res.err
