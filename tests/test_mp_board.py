@@ -43,12 +43,19 @@ def test_how_a_unit_may_react_lists_every_reaction_the_chart_allows(capsys):
     assert out.strip() == "yes"
 
 
+def _board_with(tmp_path, line, instead):
+    """The bundled board state with one of its lines written otherwise."""
+    text = BOARD.read_text(encoding="utf-8")
+    assert line in text
+    path = tmp_path / "board.yaml"
+    path.write_text(text.replace(line, instead), encoding="utf-8")
+    return path
+
+
 def test_a_broken_unit_never_reacts(capsys, tmp_path):
-    state = tmp_path / "board.yaml"
-    state.write_text(BOARD.read_text(encoding="utf-8").replace(
+    state = _board_with(tmp_path,
         'pikes: {class: HeavyInfantry, wing: foot, printed_morale: 7, at: "0606", facing: 330}',
-        'pikes: {class: HeavyInfantry, wing: foot, printed_morale: 7, morale: Broken, at: "0606"}'),
-        encoding="utf-8")
+        'pikes: {class: HeavyInfantry, wing: foot, printed_morale: 7, morale: Broken, at: "0606"}')
     code, out, err = run(capsys, "ask", MP, "len(reactions(pikes, lancers)) == 0", "--state", state)
     assert code == 0, err
     assert out.strip() == "yes"
@@ -61,11 +68,9 @@ def test_wc_adjacent_to_an_enemy_changes_with_the_enemy_morale(capsys, tmp_path)
     # the Broken fugitives next to him do not count; the troopers do
     assert "(e = fugitives, l = rupert) is no" in out
     assert "(e = troopers, l = rupert) is yes" in out
-    broken = tmp_path / "board.yaml"
-    broken.write_text(BOARD.read_text(encoding="utf-8").replace(
+    broken = _board_with(tmp_path,
         'troopers: {class: Cavalry, wing: ironsides, printed_morale: 8, at: "0404", facing: 210}',
-        'troopers: {class: Cavalry, wing: ironsides, printed_morale: 8, morale: Broken, at: "0404"}'),
-        encoding="utf-8")
+        'troopers: {class: Cavalry, wing: ironsides, printed_morale: 8, morale: Broken, at: "0404"}')
     code, out, err = run(capsys, "explain", MP, "near_enemy(rupert)", "--state", broken)
     assert code == 0, err
     assert "Ruling: no" in out

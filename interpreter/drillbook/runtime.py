@@ -141,11 +141,7 @@ class State:
     bounds: dict = attrs.field(factory=dict)     # (type, field) -> (low, high)
     indexes: dict = attrs.field(factory=dict, eq=False, repr=False)
 
-    def of_type(self, name: str):
-        ents = self.entities
-        return [ents[i] for i in self.by_type.get(name, ())]
-
-    def all_of(self, name: str) -> tuple:
+    def of_type(self, name: str) -> tuple:
         """The entities of a type in file order, as a tuple built once per state."""
         found = self.indexes.get(name)
         if found is None:

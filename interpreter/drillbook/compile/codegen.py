@@ -33,7 +33,7 @@ def _entity(ctx, ident, loc):
 
 
 def _ents(ctx, type_name, loc=None):
-    found = ctx.state.all_of(type_name)
+    found = ctx.state.of_type(type_name)
     ctx.budget.spend(len(found), loc)
     return found
 

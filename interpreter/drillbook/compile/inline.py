@@ -281,12 +281,9 @@ class Inliner(_Gen):
         return Frame()
 
 
-_NESTED = (A.Query, A.Each, A.ForEach, A.ListEach, A.After, A.Then, A.Let)
-
-
 def _innermost(e) -> bool:
     """No search, loop or separately compiled body inside ``e``."""
-    return e is None or not any(isinstance(n, _NESTED) for n in A.walk(e))
+    return not lower.has(e, lower.NESTED)
 
 
 def _function(src: str, consts: dict, name: str):
@@ -400,19 +397,20 @@ def rule(program, d, params: int, slow):
                               or program.model.children.get(k.name) for k in kids):
         return None
 
+    def general(gen):
+        return f"return {gen.k(slow)}(ctx, s[:{int(params)}])"
+
     def make(gen):
-        general = f"return {gen.k(slow)}(ctx, s[:{int(params)}])"
         lines = ["def f(ctx, s):", _STATE.rstrip("\n")] + (["    hit = False"] if kids else [])
         for i, kid in enumerate(kids):
             lines.append(f"    if {gen.gen(kid.when)}:")
             if i:
-                lines += ["        if hit:", f"            {general}"]
+                lines += ["        if hit:", f"            {general(gen)}"]
             lines += lower.lines(gen, kid.value, "r", 8) + ["        hit = True"]
         if kids:
             lines += ["    if hit:", "        return r"]
         if d.when is not None:
             lines += [f"    if not ({gen.gen(d.when)}):",
-                      f"        {'return True' if isinstance(d, A.RequireDecl) else general}"]
+                      f"        {'return True' if isinstance(d, A.RequireDecl) else general(gen)}"]
         return lines + lower.lines(gen, d.value, "r", 4) + ["    return r"]
-    return _build(program, params, "rule", make,
-                  lambda gen: f"return {gen.k(slow)}(ctx, s[:{int(params)}])")
+    return _build(program, params, "rule", make, general)

@@ -18,7 +18,7 @@ from .. import ast as A
 from ..check.types import strip
 
 _LOOPS = {"count", "exists", "sum", "every", "some", "first", "the"}
-_NESTED = (A.Query, A.Each, A.ForEach, A.ListEach, A.After, A.Then, A.Let)
+NESTED = (A.Query, A.Each, A.ForEach, A.ListEach, A.After, A.Then, A.Let)
 
 
 class Code:
@@ -29,14 +29,15 @@ class Code:
         self.type = like.type
 
 
-def _has(e, kinds) -> bool:
+def has(e, kinds) -> bool:
+    """Whether a node of one of ``kinds`` stands in ``e`` (or under it)."""
     return e is not None and any(isinstance(n, kinds) for n in A.walk(e))
 
 
 def lines(gen, e, into: str, indent: int) -> list[str]:
     """Python statements that set the variable ``into`` to the value of ``e``."""
     pad = " " * indent
-    if not _has(e, (A.Query, A.Each)):
+    if not has(e, (A.Query, A.Each)):
         return [f"{pad}{into} = {gen.gen(e)}"]
     if isinstance(e, A.If):
         c = gen.tmp()
@@ -47,7 +48,7 @@ def lines(gen, e, into: str, indent: int) -> list[str]:
         c = gen.tmp()
         return lines(gen, e.operand, c, indent) + [f"{pad}{into} = (not {c})"]
     if (isinstance(e, A.Call) and e.ref and e.ref[0] == "builtin" and e.ref[1] in _LOOPS
-            and not any(_has(x, _NESTED) for x in _body(e.args[0]))):
+            and not any(has(x, NESTED) for x in _body(e.args[0]))):
         return _loop(gen, e, into, indent)
     if isinstance(e, A.Binary) and e.op not in ("and", "or") and not any(
             x.type is None or strip(x.type).kind == "union" for x in (e.left, e.right)):

@@ -119,9 +119,7 @@ def _decl_view(site: _Site, hl: _Highlighter, decl, section, index: int, page: s
 
 
 def _change_summary(ch) -> str:
-    if ch.kind == "cell":
-        return f"{ch.target}: {ch.before} → {ch.after}"
-    if ch.kind == "option":
+    if ch.kind in ("cell", "option"):
         return f"{ch.target}: {ch.before} → {ch.after}"
     if ch.kind == "dropped":
         return f"{ch.target} dropped"
