@@ -146,7 +146,7 @@ class State:
         found = self.indexes.get(name)
         if found is None:
             ents = self.entities
-            found = self.indexes[name] = tuple(ents[i] for i in self.by_type.get(name, ()))
+            found = self.indexes[name] = tuple(map(ents.__getitem__, self.by_type.get(name, ())))
         return found
 
     def lookup(self, type_name: str, fields: tuple, key: tuple) -> tuple:

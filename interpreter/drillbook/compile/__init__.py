@@ -12,7 +12,7 @@ from ..runtime import (NEVER, CheckResult, Ctx, Entity, Level, Range, Trace,
                        Verdict, show)
 from ..check.geometry import board_of
 from ..geometry import Board
-from . import inline
+from . import inline, record
 from .codegen import ExprCompiler
 from .leaves import SmallRules
 
@@ -58,6 +58,8 @@ class Program:
         self._cells: dict = {}                    # table -> {(key, key): cell}
         self.unremembered: dict = {}              # name -> its function before _once_per_question
         self.fast: dict[str, _Ref] = {}           # name -> its untraced fn(ctx, slots)
+        self.entries: dict = {}       # name -> (fn(ctx, args) -> its trace node, or None;
+        #                               its untraced fn(ctx, args)), for _once_per_question
         self._small = None
         for name, d in model.decls.items():
             build = {A.Define: self._define, A.TableDecl: self._table,
@@ -103,7 +105,8 @@ class Program:
         build, d = self._pending.pop(name)
         fn = self.unremembered[name] = build(d)
         if not isinstance(d, A.TableDecl):     # every rule once per question (polynomial)
-            fn = _once_per_question(name, fn, name not in self.model.rolls_dice)
+            fn = _once_per_question(name, fn, name not in self.model.rolls_dice,
+                                    *self.entries.get(name, ()))
         dict.__setitem__(self.callables, name, fn)
         self._ref(name).fn = fn
         return fn
@@ -152,21 +155,31 @@ class Program:
         params = [p.name for p in d.params or []]
         pad = self._padding(name, d.params)
         if not tree[3] and tree[1] is None and tree[2] is not None:
-            value = tree[2]       # a plain rule: no exceptions, no condition
+            slow = tree[2]        # a plain rule: no exceptions, no condition
             untraced = self.fast_ref(name).fn = inline.rule(
-                self, d, len(params), lambda ctx, args: value(ctx, args + pad if pad else args))
+                self, d, len(params), lambda ctx, args: slow(ctx, args + pad if pad else args))
+            value = None
+
+            def recorded(ctx, args):
+                nonlocal value
+                if value is None:       # the traced body, generated when first traced
+                    value = record.rule_value(self, d, len(params), slow)
+                node = Trace("rule", name, d, None, {"args": dict(zip(params, args))})
+                stack = ctx.stack
+                stack[-1].children.append(node)
+                stack.append(node)
+                try:
+                    node.value = value(ctx, args + pad if pad else args)
+                finally:
+                    stack.pop()
+                return node
+            self.entries[name] = (recorded, untraced if not pad
+                                  else lambda ctx, args: untraced(ctx, args + pad))
 
             def plain(ctx, args):
-                s = args + pad if pad else args
                 if ctx.trace is None:
-                    return untraced(ctx, s)
-                node = Trace("rule", name, d, detail={"args": dict(zip(params, args))})
-                ctx.enter(node)
-                try:
-                    node.value = value(ctx, s)
-                finally:
-                    ctx.leave()
-                return node.value
+                    return untraced(ctx, args + pad if pad else args)
+                return recorded(ctx, args).value
             return plain
 
         def general(ctx, args):
@@ -198,6 +211,7 @@ class Program:
         self.fast_ref(name).fn = fast or (lambda ctx, s: general(ctx, s[:n]))
         if fast is None:
             return general
+        self.entries[name] = (None, fast if not pad else lambda ctx, args: fast(ctx, args + pad))
 
         def with_exceptions(ctx, args):
             if ctx.trace is None:
@@ -438,23 +452,31 @@ class Program:
     def _traced_modifiers(self, m, items, pad):
         how, cap, name = m.combine, m.cap, m.name
 
+        def slow(ctx, s, worked):
+            applied = []
+            for item, value, when in items:
+                on = when is None or when(ctx, s)
+                v = value(ctx, s) if on else None
+                if on:
+                    applied.append(v)
+                worked.append((item, on, v))
+            return applied
+        each = None
+
         def total(ctx, args):
+            nonlocal each
+            if each is None:            # generated when first called
+                each = record.modifier_items(self, m, slow)
             s = args + pad if pad else args
             node = None
-            if ctx.trace is not None:
+            if ctx.trace is None:
+                applied = each(ctx, s, [])
+            else:
                 node = Trace("modifiers", name, m, detail={"items": []})
                 ctx.enter(node)
-            try:
-                applied = []
-                for item, value, when in items:
-                    on = when is None or when(ctx, s)
-                    v = value(ctx, s) if on else None
-                    if on:
-                        applied.append(v)
-                    if node is not None:
-                        node.detail["items"].append((item, on, v))
-            finally:
-                if node is not None:
+                try:
+                    applied = each(ctx, s, node.detail["items"])
+                finally:
                     ctx.leave()
             if how == "sum":
                 result = sum(applied)
@@ -541,13 +563,16 @@ class Program:
         return inline.check(self, c, run, pad) or fast
 
 
-def _once_per_question(name, fn, dice_free=False):
+def _once_per_question(name, fn, dice_free=False, recorded=None, untraced=None):
     """A rule gives one result per question for the same arguments: asking
     ``morale_check(u)`` twice reads the die once (rules are pure), and a rule that calls
     another twice per level costs one call per level, not 2^levels.  Each rule worked out
     counts against the question's budget of work (E525).  Traced, a rule asked again shows
-    its answer without the steps that led to it ("as above")."""
+    its answer without the steps that led to it ("as above").  Given, ``recorded(ctx,
+    args)`` works the rule out traced and returns its node, and ``untraced(ctx, args)``
+    works it out untraced."""
     missing = object()
+    untraced = untraced or fn
 
     def once(ctx, args):
         key = (name, *args)
@@ -557,11 +582,17 @@ def _once_per_question(name, fn, dice_free=False):
             ctx.budget.spend(1)
             return fn(ctx, args)
         if value is missing:
-            ctx.budget.spend(1)
+            budget = ctx.budget                     # Budget.spend(1), without its call
+            budget.left -= 1
+            if budget.left < 0:
+                budget.spend(0)
             if ctx.dice.memo is not None:     # enumerating: replays share what they computed
                 value = ctx.rolled[key] = ctx.dice.remembered(ctx, key, fn, args, dice_free)
             elif ctx.trace is None:
-                value = ctx.rolled[key] = fn(ctx, args)
+                value = ctx.rolled[key] = untraced(ctx, args)
+            elif recorded is not None:
+                node = ctx.shown[key] = recorded(ctx, args)
+                value = ctx.rolled[key] = node.value
             else:
                 kids = ctx.stack[-1].children
                 n = len(kids)

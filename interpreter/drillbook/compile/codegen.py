@@ -33,8 +33,16 @@ def _entity(ctx, ident, loc):
 
 
 def _ents(ctx, type_name, loc=None):
-    found = ctx.state.of_type(type_name)
-    ctx.budget.spend(len(found), loc)
+    state = ctx.state
+    found = state.indexes.get(type_name)
+    if found is None:
+        found = state.of_type(type_name)
+    budget = ctx.budget                 # Budget.spend, without its call
+    budget.left -= len(found)
+    if loc is not None:
+        budget.loc = loc
+    if budget.left < 0:
+        budget.spend(0)
     return found
 
 
@@ -59,6 +67,14 @@ def _candidates(ctx, type_name, lookups, loc=None):
         return _ents(ctx, type_name, loc)
     if len(lookups) == 1:
         return state.lookup(type_name, *lookups[0])
+    if len(lookups) == 2:               # (a, b) or (b, a): one index, two keys
+        (fields, one), (also, other) = lookups
+        if fields == also:
+            index = state.indexes.get((type_name, fields))
+            if index is not None:
+                first, second = index.get(one, ()), index.get(other, ())
+                if not (first and second):
+                    return first or second
     hits = []
     for fields, values in lookups:
         found = state.lookup(type_name, fields, values)
@@ -345,10 +361,16 @@ class _Gen:
         does a printed word (P, OT...) where a number is needed."""
         code = self.gen(e)
         if e.type is not None and strip(e.type).kind == "union":
-            return f"_num({code}, {self.k(e.loc)})"
+            return self._number(code, self.k(e.loc))
         if e.type is not None and e.type.kind in ("opt", "any", "none"):
-            return f"_req({code}, {self.k(e.loc)}, {self.k(what)})"
+            return self._required(code, self.k(e.loc), self.k(what))
         return code
+
+    def _number(self, code, loc):
+        return f"_num({code}, {loc})"
+
+    def _required(self, code, loc, what):
+        return f"_req({code}, {loc}, {what})"
 
     # ------------------------------------------------------------ literals
     def _IntLit(self, e):
@@ -460,7 +482,7 @@ class _Gen:
         code = self.gen(v)
         kind = strip(v.type).kind if v.type is not None else "any"
         if kind == "record":
-            return f"_rid({code})"
+            return f"{code}.id" if self._never_none(code) else f"_rid({code})"
         return code if kind in ("int", "enum", "bool", "text", "range") else f"_key({code})"
 
     def _builtin_the(self, e):
@@ -595,8 +617,11 @@ class _Gen:
         if level:
             a, b = f"({a}).index", f"({b}).index"
         if op == "*":
-            return f"_mul({a}, {b}, {self.k(e.loc)})"
+            return self._product(a, b, self.k(e.loc))
         return f"({a} {op} {b})"
+
+    def _product(self, a, b, loc):
+        return f"_mul({a}, {b}, {loc})"
 
     def _MemberOf(self, e):
         a = self.gen(e.value)

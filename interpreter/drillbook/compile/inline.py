@@ -21,6 +21,8 @@ import re
 import types
 
 from .. import ast as A
+from ..check.types import strip
+from ..limits import MAX_INT
 from ..runtime import CheckResult
 from . import lower
 from .codegen import HELPERS, _Gen
@@ -32,6 +34,7 @@ _STATE = "    E = ctx.state.entities\n"    # the state's entities, read once per
 
 
 _UNSET = object()             # a field path's slot before the path is first read
+_KEYS = {"int", "bool", "text", "enum", "record", "position", "facing", "union"}
 
 
 class Inliner(_Gen):
@@ -55,6 +58,9 @@ class Inliner(_Gen):
         self.cse: dict = {}       # a field path read more than once -> its slot
         self.loops = 0
         self.assumed: set = set()     # the parameters read as never none
+        self.hoisted: dict = {}       # a parameter's field read at entry -> its slot
+        self.entry: list = []         # the lines that read them there
+        self.consts["_U"] = _UNSET
 
     def _Name(self, e):
         if e.ref[0] == "local":
@@ -132,7 +138,7 @@ class Inliner(_Gen):
         if (d is None or name in p.model.rolls_dice
                 or not all(_TRIVIAL.match(a) for a in args)
                 or p.model.frame_size.get(name, 0) > len(args)):
-            return self._call(name, args)
+            return self._remembered(name, args, e)
         if isinstance(d, A.ModifiersDecl) and d.combine == "sum" and d.cap is None:
             parts = []
             with self._inside(args):
@@ -145,7 +151,47 @@ class Inliner(_Gen):
                 and not p.model.children.get(name) and name not in p.model.searching):
             with self._inside(args):
                 return f"({self.gen(d.value)})"
-        return self._call(name, args)
+        return self._remembered(name, args, e)
+
+    def _remembered(self, name, args, e):
+        """A call of a rule remembered per question (``_once_per_question``): the result
+        already worked out in this question is read in place, without the call; the rule
+        is called the first time.  Only for arguments a dictionary can hold as keys."""
+        if self.plain or not all(a.type is not None and strip(a.type).kind in _KEYS
+                                 for a in e.args):
+            return self._call(name, args)
+        bound, names = [], []
+        for a in args:
+            if _TRIVIAL.match(a):
+                bound.append(a)
+                names.append(a)
+            else:
+                t = self.tmp()
+                bound.append(f"({t} := {a})")
+                names.append(t)
+        v = self.tmp()
+        key = "(" + ", ".join([self.k(name)] + bound) + ",)"
+        return (f"({v} if ({v} := ctx.rolled.get({key}, _U)) is not _U else "
+                f"{self.k(self.p._ref(name))}.fn(ctx, [{', '.join(names)}]))")
+
+    def _product(self, a, b, loc):          # _mul's test in line, its error in the helper
+        if self.plain:
+            return super()._product(a, b, loc)
+        x, y, t = self.tmp(), self.tmp(), self.tmp()
+        return (f"({t} if -{MAX_INT} <= ({t} := ({x} := {a}) * ({y} := {b})) <= {MAX_INT} "
+                f"else _mul({x}, {y}, {loc}))")
+
+    def _number(self, code, loc):           # _num's test in line, its error in the helper
+        if self.plain:
+            return super()._number(code, loc)
+        t = self.tmp()
+        return f"({t} if ({t} := {code}).__class__ is int else _num({t}, {loc}))"
+
+    def _required(self, code, loc, what):   # _req's test in line, its error in the helper
+        if self.plain:
+            return super()._required(code, loc, what)
+        t = self.tmp()
+        return f"({t} if ({t} := {code}) is not None else _req({t}, {loc}, {what}))"
 
     def _lookup(self, name, args):
         """A table's cell as one dictionary lookup, each key evaluated once as in a call; a
@@ -223,12 +269,29 @@ class Inliner(_Gen):
         return (root, *names) if root in self.stable else None
 
     def _FieldOf(self, e):
-        key = None if self.loops or self.plain else self._path(e)
-        if key is None:
-            return self._field(e)
-        if e is self.want_ids:
+        key = None if self.plain else self._path(e)
+        if key is not None and e is self.want_ids:
             key += ("#ids",)
+        if key is not None and key[0] in self.params and len(key) - (e is self.want_ids) == 2:
+            return self._hoist(key, self._field(e))
+        if key is None or self.loops:
+            return self._field(e)
         return self._remember(key, self._field(e))
+
+    def _hoist(self, key, code):
+        """A field of a parameter (``w.commander``) read more than once, or inside a loop,
+        is read once on entry, after the parameter is checked for none: reading a field
+        of a thing can go wrong in no way, so reading it early changes no answer."""
+        if self.counting:
+            self.counts[key] = self.counts.get(key, 0) + (2 if self.loops else 1)
+            return code
+        if self.counts.get(key, 0) < 2:
+            return code
+        slot = self.hoisted.get(key)
+        if slot is None:
+            slot = self.hoisted[key] = f"_p{len(self.hoisted) + 1}"
+            self.entry.append(f"    {slot} = {code}")
+        return slot
 
     def _Index(self, e):
         """``m.path[i]``: kept in a slot, as a field path is, when both the list's path and
@@ -294,21 +357,24 @@ def _function(src: str, consts: dict, name: str):
     return types.FunctionType(fn_code, env, "drillbook_" + name)
 
 
-def _build(program, params: int, name: str, make, general):
+def _build(program, params: int, name: str, make, general, cls=None):
     """One generated function from ``make(gen) -> lines``, made twice: the first time only
     counts the field paths read more than once (see ``Inliner._FieldOf``); the second
     emits them read once, and their slots set empty after the line that reads the state.
     A parameter the code reads fields of without a none check is checked once on entry:
     when it is none, the statement ``general(gen)`` hands the question to the general
     function, which stops where the rule first reads it, located."""
-    counter = Inliner(program, params)
+    cls = cls or Inliner
+    counter = cls(program, params)
     make(counter)
-    gen = Inliner(program, params, counter.counts)
+    gen = cls(program, params, counter.counts)
     lines = make(gen)
     at = next(i for i, line in enumerate(lines) if line == _STATE.rstrip("\n")) + 1
     if gen.cse:
         lines.insert(at, "    " + " = ".join(gen.cse.values()) + " = _U")
         gen.consts["_U"] = _UNSET
+    if gen.entry:
+        lines[at:at] = gen.entry
     if gen.assumed:
         test = " or ".join(f"{p} is None" for p in sorted(gen.assumed))
         lines[at:at] = [f"    if {test}:", f"        {general(gen)}"]
