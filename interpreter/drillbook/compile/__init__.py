@@ -99,6 +99,7 @@ class Program:
         question compiles only the rules it reaches, whatever else the rulebook holds."""
         def first(ctx, args):
             return self.callables[name](ctx, args)
+        first.miss = lambda ctx, key, args: self.callables[name].miss(ctx, key, args)
         return first
 
     def _compile(self, name):
@@ -159,12 +160,13 @@ class Program:
             untraced = self.fast_ref(name).fn = inline.rule(
                 self, d, len(params), lambda ctx, args: slow(ctx, args + pad if pad else args))
             value = None
+            named = _named(params)
 
             def recorded(ctx, args):
                 nonlocal value
                 if value is None:       # the traced body, generated when first traced
                     value = record.rule_value(self, d, len(params), slow)
-                node = Trace("rule", name, d, None, {"args": dict(zip(params, args))})
+                node = Trace("rule", name, d, None, {"args": named(args)})
                 stack = ctx.stack
                 stack[-1].children.append(node)
                 stack.append(node)
@@ -574,6 +576,26 @@ def _once_per_question(name, fn, dice_free=False, recorded=None, untraced=None):
     missing = object()
     untraced = untraced or fn
 
+    def miss(ctx, key, args):
+        """The rule worked out the first time in this question (``key`` not remembered)."""
+        budget = ctx.budget                     # Budget.spend(1), without its call
+        budget.left -= 1
+        if budget.left < 0:
+            budget.spend(0)
+        if ctx.dice.memo is not None:     # enumerating: replays share what they computed
+            value = ctx.rolled[key] = ctx.dice.remembered(ctx, key, fn, args, dice_free)
+        elif ctx.trace is None:
+            value = ctx.rolled[key] = untraced(ctx, args)
+        elif recorded is not None:
+            node = ctx.shown[key] = recorded(ctx, args)
+            value = ctx.rolled[key] = node.value
+        else:
+            kids = ctx.stack[-1].children
+            n = len(kids)
+            value = ctx.rolled[key] = fn(ctx, args)
+            ctx.shown[key] = kids[n] if len(kids) > n else None
+        return value
+
     def once(ctx, args):
         key = (name, *args)
         try:
@@ -582,28 +604,25 @@ def _once_per_question(name, fn, dice_free=False, recorded=None, untraced=None):
             ctx.budget.spend(1)
             return fn(ctx, args)
         if value is missing:
-            budget = ctx.budget                     # Budget.spend(1), without its call
-            budget.left -= 1
-            if budget.left < 0:
-                budget.spend(0)
-            if ctx.dice.memo is not None:     # enumerating: replays share what they computed
-                value = ctx.rolled[key] = ctx.dice.remembered(ctx, key, fn, args, dice_free)
-            elif ctx.trace is None:
-                value = ctx.rolled[key] = untraced(ctx, args)
-            elif recorded is not None:
-                node = ctx.shown[key] = recorded(ctx, args)
-                value = ctx.rolled[key] = node.value
-            else:
-                kids = ctx.stack[-1].children
-                n = len(kids)
-                value = ctx.rolled[key] = fn(ctx, args)
-                ctx.shown[key] = kids[n] if len(kids) > n else None
-        elif ctx.trace is not None and ctx.shown.get(key) is not None:
+            return miss(ctx, key, args)
+        if ctx.trace is not None and ctx.shown.get(key) is not None:
             node = ctx.shown[key]
             ctx.stack[-1].children.append(Trace(node.kind, node.name, node.decl, node.value,
                                                 node.detail))
         return value
+    once.miss = miss            # what generated code calls when it finds nothing remembered
     return once
+
+
+def _named(params):
+    """``fn(args) -> {parameter: argument}``, as a trace shows a rule's arguments."""
+    if len(params) == 1:
+        p0, = params
+        return lambda args: {p0: args[0]}
+    if len(params) == 2:
+        p0, p1 = params
+        return lambda args: {p0: args[0], p1: args[1]}
+    return lambda args: dict(zip(params, args))
 
 
 def _judge(name, natural, mod, total, op, goal):

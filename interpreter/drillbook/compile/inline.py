@@ -157,8 +157,9 @@ class Inliner(_Gen):
         """A call of a rule remembered per question (``_once_per_question``): the result
         already worked out in this question is read in place, without the call; the rule
         is called the first time.  Only for arguments a dictionary can hold as keys."""
-        if self.plain or not all(a.type is not None and strip(a.type).kind in _KEYS
-                                 for a in e.args):
+        d = self.p.model.decls.get(name)
+        if (self.plain or d is None or isinstance(d, A.TableDecl)
+                or not all(a.type is not None and strip(a.type).kind in _KEYS for a in e.args)):
             return self._call(name, args)
         bound, names = [], []
         for a in args:
@@ -169,10 +170,10 @@ class Inliner(_Gen):
                 t = self.tmp()
                 bound.append(f"({t} := {a})")
                 names.append(t)
-        v = self.tmp()
-        key = "(" + ", ".join([self.k(name)] + bound) + ",)"
-        return (f"({v} if ({v} := ctx.rolled.get({key}, _U)) is not _U else "
-                f"{self.k(self.p._ref(name))}.fn(ctx, [{', '.join(names)}]))")
+        v, key = self.tmp(), self.tmp()
+        made = "(" + ", ".join([self.k(name)] + bound) + ",)"
+        return (f"({v} if ({v} := ctx.rolled.get(({key} := {made}), _U)) is not _U else "
+                f"{self.k(self.p._ref(name))}.fn.miss(ctx, {key}, [{', '.join(names)}]))")
 
     def _product(self, a, b, loc):          # _mul's test in line, its error in the helper
         if self.plain:
