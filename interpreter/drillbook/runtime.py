@@ -151,8 +151,12 @@ class State:
 
     def lookup(self, type_name: str, fields: tuple, key: tuple) -> tuple:
         """The entities of a type whose ``fields`` hold the values of ``key`` (a thing
-        given by its id), in file order.  The index is built once per state: states never
-        change."""
+        given by its id), in file order."""
+        return self.index(type_name, fields).get(key, ())
+
+    def index(self, type_name: str, fields: tuple) -> dict:
+        """{values of ``fields`` (a thing by its id): the entities of a type that hold
+        them, in file order}, built once per state: states never change."""
         index = self.indexes.get((type_name, fields))
         if index is None:
             index = {}
@@ -163,7 +167,7 @@ class State:
                     continue
                 index.setdefault(held, []).append(ent)
             index = self.indexes[(type_name, fields)] = {k: tuple(v) for k, v in index.items()}
-        return index.get(key, ())
+        return index
 
     def position(self, type_name: str) -> dict:
         """Where each entity of a type stands in file order (to merge index lookups)."""

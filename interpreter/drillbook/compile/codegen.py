@@ -63,21 +63,17 @@ def _candidates(ctx, type_name, lookups, loc=None):
     """The entities a query need look at: those an index finds for each of its keys (a
     short list is read whole: building an index would cost more than it saves)."""
     state = ctx.state
-    if len(state.by_type.get(type_name, ())) <= 32:
-        return _ents(ctx, type_name, loc)
+    first = lookups[0][0]
+    index = state.indexes.get((type_name, first))
+    if index is None:
+        if len(state.by_type.get(type_name, ())) <= 32:
+            return _ents(ctx, type_name, loc)
+        index = state.index(type_name, first)
     if len(lookups) == 1:
-        return state.lookup(type_name, *lookups[0])
-    if len(lookups) == 2:               # (a, b) or (b, a): one index, two keys
-        (fields, one), (also, other) = lookups
-        if fields == also:
-            index = state.indexes.get((type_name, fields))
-            if index is not None:
-                first, second = index.get(one, ()), index.get(other, ())
-                if not (first and second):
-                    return first or second
+        return index.get(lookups[0][1], ())
     hits = []
     for fields, values in lookups:
-        found = state.lookup(type_name, fields, values)
+        found = (index if fields == first else state.index(type_name, fields)).get(values)
         if found:
             hits.append(found)
     if len(hits) <= 1:                  # nothing to merge: already in file order

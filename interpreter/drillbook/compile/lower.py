@@ -16,6 +16,7 @@ import copy
 
 from .. import ast as A
 from ..check.types import strip
+from .codegen import _index_keys
 
 _LOOPS = {"count", "exists", "sum", "every", "some", "first", "the"}
 NESTED = (A.Query, A.Each, A.ForEach, A.ListEach, A.After, A.Then, A.Let)
@@ -87,9 +88,10 @@ def _binary(gen, e, into, indent):
 def _loop(gen, e, into, indent):
     pad, inner = " " * indent, " " * (indent + 4)
     kind, arg = e.ref[1], e.args[0]
+    before = []
     with gen._loop():
         if isinstance(arg, A.Query):
-            source = gen._query_source(arg)
+            before, source = _indexed(gen, arg, pad)
             with gen._direct(arg.ref, True):
                 cond, element = gen.gen(arg.cond), None
         else:
@@ -106,11 +108,40 @@ def _loop(gen, e, into, indent):
             "some": [f"if {element}:", f"    {into} = True", "    break"],
             "first": [f"{into} = {element}", "break"],
             "the": [f"{into}.append(_e)"]}[kind]
-    out = [f"{pad}{into} = {start}", f"{pad}for _e in {source}:"]
+    out = before + [f"{pad}{into} = {start}", f"{pad}for _e in {source}:"]
     if cond is not None:
         out.append(f"{inner}if {cond}:")
         inner += "    "
     out += [inner + b for b in body]
     if kind == "the":               # exactly one, or none; more stops, located (E614)
-        out.append(f"{pad}{into} = _the({into}, {gen.k(e.loc)}, {gen.k(arg.type_name)})")
+        out.append(f"{pad}{into} = {into}[0] if len({into}) == 1 else None if not {into} "
+                   f"else _the({into}, {gen.k(e.loc)}, {gen.k(arg.type_name)})")
     return out
+
+
+def _indexed(gen, q, pad):
+    """Statements before a search's loop and the name of what it walks through: when every
+    alternative of its condition looks up the same fields, the state's index for them (once
+    built, see ``_candidates``) is read in place; otherwise ``_candidates`` as before."""
+    keys = _index_keys(q)
+    fields = {tuple(f for f, _ in alt) for alt in keys} if keys else set()
+    if len(fields) != 1 or len(keys) > 2:
+        return [], gen._query_source(q)
+    fields = fields.pop()
+    out, names = [], []
+    for alt in keys:                    # the keys, worked out as _candidates is given them
+        t = gen.tmp()
+        out.append(f"{pad}{t} = (" + "".join(f"{gen._key_value(v)}, " for _, v in alt) + ")")
+        names.append(t)
+    index, found = gen.tmp(), gen.tmp()
+    pairs = ", ".join(f"({gen.k(fields)}, {n})" for n in names)
+    general = f"_candidates(ctx, {gen.k(q.type_name)}, ({pairs},), {gen.k(q.loc)})"
+    out += [f"{pad}{index} = ctx.state.indexes.get({gen.k((q.type_name, fields))})",
+            f"{pad}if {index} is None:", f"{pad}    {found} = {general}", f"{pad}else:",
+            f"{pad}    {found} = {index}.get({names[0]}, ())"]
+    if len(names) == 2:                 # (a, b) or (b, a): found both ways, merged in order
+        other = gen.tmp()
+        out += [f"{pad}    {other} = {index}.get({names[1]}, ())",
+                f"{pad}    if {other}:",
+                f"{pad}        {found} = {general} if {found} else {other}"]
+    return out, found
