@@ -59,7 +59,8 @@ class Program:
         self.unremembered: dict = {}              # name -> its function before _once_per_question
         self.fast: dict[str, _Ref] = {}           # name -> its untraced fn(ctx, slots)
         self.entries: dict = {}       # name -> (fn(ctx, args) -> its trace node, or None;
-        #                               its untraced fn(ctx, args)), for _once_per_question
+        #     its untraced fn(ctx, args); its traced body's maker or None), see _define
+        self.traced: dict[str, _Ref] = {}         # name -> its traced entry (record.py)
         self._small = None
         for name, d in model.decls.items():
             build = {A.Define: self._define, A.TableDecl: self._table,
@@ -94,6 +95,22 @@ class Program:
             ref.fn = first
         return ref
 
+    def traced_ref(self, name) -> _Ref:
+        """A late-bound ``fn(ctx, args)`` the traced code of ``record.py`` calls ``name``
+        by: the rule's own traced entry when it is a plain rule, the rule otherwise."""
+        ref = self.traced.get(name)
+        if ref is None:
+            ref = self.traced[name] = _Ref()
+
+            def first(ctx, args):
+                once = self.callables[name]
+                made = self.entries.get(name, (None, None, None))[2]
+                ref.fn = once if made is None else record.entry(self, self.model.decls[name],
+                                                                once, made())
+                return ref.fn(ctx, args)
+            ref.fn = first
+        return ref
+
     def _on_first_call(self, name):
         """What a rule is until it is first called: compiling it, then calling it.  A
         question compiles only the rules it reaches, whatever else the rulebook holds."""
@@ -107,7 +124,7 @@ class Program:
         fn = self.unremembered[name] = build(d)
         if not isinstance(d, A.TableDecl):     # every rule once per question (polynomial)
             fn = _once_per_question(name, fn, name not in self.model.rolls_dice,
-                                    *self.entries.get(name, ()))
+                                    *self.entries.get(name, ())[:2])
         dict.__setitem__(self.callables, name, fn)
         self._ref(name).fn = fn
         return fn
@@ -162,21 +179,25 @@ class Program:
             value = None
             named = _named(params)
 
-            def recorded(ctx, args):
+            def body():
                 nonlocal value
                 if value is None:       # the traced body, generated when first traced
                     value = record.rule_value(self, d, len(params), slow)
+                return value
+
+            def recorded(ctx, args):
+                traced = value or body()
                 node = Trace("rule", name, d, None, {"args": named(args)})
                 stack = ctx.stack
                 stack[-1].children.append(node)
                 stack.append(node)
                 try:
-                    node.value = value(ctx, args + pad if pad else args)
+                    node.value = traced(ctx, args + pad if pad else args)
                 finally:
                     stack.pop()
                 return node
             self.entries[name] = (recorded, untraced if not pad
-                                  else lambda ctx, args: untraced(ctx, args + pad))
+                                  else lambda ctx, args: untraced(ctx, args + pad), body)
 
             def plain(ctx, args):
                 if ctx.trace is None:
@@ -213,7 +234,8 @@ class Program:
         self.fast_ref(name).fn = fast or (lambda ctx, s: general(ctx, s[:n]))
         if fast is None:
             return general
-        self.entries[name] = (None, fast if not pad else lambda ctx, args: fast(ctx, args + pad))
+        self.entries[name] = (None, fast if not pad else lambda ctx, args: fast(ctx, args + pad),
+                              None)
 
         def with_exceptions(ctx, args):
             if ctx.trace is None:

@@ -12,17 +12,71 @@ themselves (a rule's node, its arguments, what it decided) are recorded by the w
 from __future__ import annotations
 
 from .. import ast as A
+from ..runtime import Trace
 from . import lower
-from .inline import _STATE, Inliner, _build
+from .inline import _STATE, _UNSET, Inliner, _build, _function
 
 
 class Recorder(Inliner):
-    """Generates code for traced evaluation: the fast path's, with every call kept."""
+    """Generates code for traced evaluation: the fast path's, with every call kept (a
+    plain rule called through its traced entry, see ``entry``)."""
 
     def _Call(self, e):
         if e.ref[0] == "builtin":
             return super()._Call(e)
         return self._call(e.ref[1], self._args(e))
+
+    def _call(self, name, args):
+        d = self.p.model.decls.get(name)
+        if type(d) is not A.Define:
+            return super()._call(name, args)
+        return f"{self.k(self.p.traced_ref(name))}.fn(ctx, [{', '.join(args)}])"
+
+
+def entry(program, d: A.Define, once, value):
+    """The traced ``fn(ctx, args)`` of a plain rule, as one function: what ``once`` (the
+    rule remembered per question, ``_once_per_question``) does traced, with the rule's
+    step recorded in line and ``value(ctx, s)`` (``rule_value``) working it out.  Asked
+    again in the question, the rule shows its answer "as above"; untraced, enumerating,
+    or given an argument a dictionary cannot hold, it is ``once`` itself."""
+    params = [p.name for p in d.params or []]
+    pad = program._padding(d.name, d.params)
+    gen = Recorder(program)
+    k = gen.k
+    named = ", ".join(f"{k(p)}: args[{i}]" for i, p in enumerate(params))
+    slots = f"args + {k(pad)}" if pad else "args"
+    src = "\n".join([
+        "def f(ctx, args):",
+        f"    key = ({k(d.name)}, *args)",
+        "    try:",
+        "        value = ctx.rolled.get(key, _U)",
+        "    except TypeError:",
+        f"        return {k(once)}(ctx, args)",
+        "    if value is not _U:",
+        "        node = ctx.shown.get(key)",
+        "        if node is not None:",
+        "            ctx.stack[-1].children.append(_Trace(node.kind, node.name, node.decl, "
+        "node.value, node.detail))",
+        "        return value",
+        "    if ctx.trace is None or ctx.dice.memo is not None:",
+        f"        return {k(once)}.miss(ctx, key, args)",
+        "    budget = ctx.budget",
+        "    budget.left -= 1",
+        "    if budget.left < 0:",
+        "        budget.spend(0)",
+        f"    node = _Trace({k('rule')}, {k(d.name)}, {k(d)}, None, {{{k('args')}: {{{named}}}}})",
+        "    stack = ctx.stack",
+        "    stack[-1].children.append(node)",
+        "    stack.append(node)",
+        "    try:",
+        f"        value = node.value = {k(value)}(ctx, {slots})",
+        "    finally:",
+        "        stack.pop()",
+        "    ctx.rolled[key] = value",
+        "    ctx.shown[key] = node",
+        "    return value", ""])
+    gen.consts.update(_Trace=Trace, _U=_UNSET)
+    return _function(src, gen.consts, "traced entry")
 
 
 def rule_value(program, d: A.Define, params: int, slow):
