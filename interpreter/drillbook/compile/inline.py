@@ -9,8 +9,8 @@ searches the state (remembered too, to save the search; a list of modifiers that
 is inlined, the call inside staying remembered), uses no local slots beyond its
 parameters, and its arguments are plain names or constants (so inlining never evaluates an
 argument twice).  The callee's parameters are replaced by the caller's
-arguments.  Traced evaluation keeps the functions of ``codegen.py`` and ``__init__.py``,
-which record every step; this module only builds what runs when ``ctx.trace`` is None.
+arguments.  This module builds what runs when ``ctx.trace`` is None; ``record.py`` builds
+the traced bodies with the same ``Inliner``, every call kept as a call.
 The safety rules of ``codegen.py`` hold: only generated names and integer literals appear
 in the source, every rulebook value is passed in through the function's globals.
 """
@@ -40,9 +40,11 @@ _KEYS = {"int", "bool", "text", "enum", "record", "position", "facing", "union"}
 class Inliner(_Gen):
     """Generates untraced code, inlining what it calls.  A field path from a parameter
     (``w.commander.rating``) read more than once in a function is read once: its slot
-    (``_c1``) starts empty and is filled where the path is first evaluated, so nothing is
-    read earlier than the rule reads it (a none still stops at the first read, located).
-    Paths inside a search or a loop are left alone: their things change per turn."""
+    (``_c1``) starts empty and is filled where the path is first evaluated, so a none still
+    stops at the first read, located.  A parameter's own field (``w.commander``) read more
+    than once, or inside a loop, is read on entry (``_p1``): the parameter is checked for
+    none there, and reading a field of a thing cannot go wrong.  Other paths inside a search
+    or a loop are left alone: their things change per turn."""
 
     def __init__(self, program, params: int = 0, counts=None):
         super().__init__(program)
