@@ -23,10 +23,9 @@ def _value(fn, state, dice, options, size, trace):
         return "error: " + e.diagnostics[0].message
 
 
-@pytest.mark.parametrize("path", BOOKS, ids=lambda p: p.name)
-def test_traced_and_untraced_evaluation_agree(path):
-    rb = Rulebook.open(str(path))
-    compared = 0
+def expectations(rb):
+    """(example, state, options, rolls, expectation) for every expectation of a rulebook's
+    examples whose givens and options can be read."""
     for ex in rb.model.examples:
         try:
             state = state_from_givens(rb.program, ex.givens)
@@ -37,11 +36,19 @@ def test_traced_and_untraced_evaluation_agree(path):
         for _, die, faces in ex.rolls:
             rolls.setdefault(die, []).extend(faces)
         for exp in ex.expects:
-            fn = rb.program.compile_expr(exp.expr)
-            fast = _value(fn, state, Dice(rolls, seed=7), options, exp.frame, False)
-            traced = _value(fn, state, Dice(rolls, seed=7), options, exp.frame, True)
-            assert fast == traced, f"{ex.name}: {fast} != {traced}"
-            compared += 1
+            yield ex, state, options, rolls, exp
+
+
+@pytest.mark.parametrize("path", BOOKS, ids=lambda p: p.name)
+def test_traced_and_untraced_evaluation_agree(path):
+    rb = Rulebook.open(str(path))
+    compared = 0
+    for ex, state, options, rolls, exp in expectations(rb):
+        fn = rb.program.compile_expr(exp.expr)
+        fast = _value(fn, state, Dice(rolls, seed=7), options, exp.frame, False)
+        traced = _value(fn, state, Dice(rolls, seed=7), options, exp.frame, True)
+        assert fast == traced, f"{ex.name}: {fast} != {traced}"
+        compared += 1
     assert compared > 10
 
 

@@ -11,7 +11,7 @@ from drillbook.compile import record
 from drillbook.errors import DrillError
 from drillbook.evaluate import Rulebook
 from drillbook.runtime import Ctx, Dice, Trace
-from drillbook.state import state_from_givens
+from test_fast_path import expectations
 
 ROOT = Path(__file__).resolve().parent.parent
 BOOKS = [p for p in sorted((ROOT / "rulebooks").iterdir()) if (p / "rulebook.drill").exists()]
@@ -36,23 +36,14 @@ def _traces(path, step_by_step, monkeypatch):
         monkeypatch.setattr(record, "modifier_items", lambda program, m, slow: slow)
     rb = Rulebook.open(str(path))
     out = []
-    for ex in rb.model.examples:
+    for ex, state, options, rolls, exp in expectations(rb):
+        ctx = Ctx(state, Dice(rolls, seed=7), options, True)
         try:
-            state = state_from_givens(rb.program, ex.givens)
-            options = rb.options([f"{n}={'on' if on else 'off'}" for _, n, on in ex.options])
-        except DrillError:
-            continue
-        rolls: dict = {}
-        for _, die, faces in ex.rolls:
-            rolls.setdefault(die, []).extend(faces)
-        for exp in ex.expects:
-            ctx = Ctx(state, Dice(rolls, seed=7), options, True)
-            try:
-                rb.program.compile_expr(exp.expr)(ctx, [None] * exp.frame)
-                got = _plain(ctx.trace)
-            except DrillError as e:
-                got = ("error", e.diagnostics[0].code, e.diagnostics[0].loc.line)
-            out.append((ex.name, got))
+            rb.program.compile_expr(exp.expr)(ctx, [None] * exp.frame)
+            got = _plain(ctx.trace)
+        except DrillError as e:
+            got = ("error", e.diagnostics[0].code, e.diagnostics[0].loc.line)
+        out.append((ex.name, got))
     monkeypatch.undo()
     return out
 

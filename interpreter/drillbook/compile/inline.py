@@ -215,11 +215,16 @@ class Inliner(_Gen):
             return code
         return self._remember(("#call", name, *args), code)
 
-    def _remember(self, key, code):
+    def _repeated(self, key, weight: int = 1) -> bool:
+        """The first pass counts each read of ``key`` (``weight`` times); the second says
+        whether it is read at least twice, and so gets a slot."""
         if self.counting:
-            self.counts[key] = self.counts.get(key, 0) + 1
-            return code
-        if self.counts.get(key, 0) < 2:
+            self.counts[key] = self.counts.get(key, 0) + weight
+            return False
+        return self.counts.get(key, 0) >= 2
+
+    def _remember(self, key, code):
+        if not self._repeated(key):
             return code
         slot = self.cse.get(key)
         if slot is None:
@@ -285,10 +290,7 @@ class Inliner(_Gen):
         """A field of a parameter (``w.commander``) read more than once, or inside a loop,
         is read once on entry, after the parameter is checked for none: reading a field
         of a thing can go wrong in no way, so reading it early changes no answer."""
-        if self.counting:
-            self.counts[key] = self.counts.get(key, 0) + (2 if self.loops else 1)
-            return code
-        if self.counts.get(key, 0) < 2:
+        if not self._repeated(key, 2 if self.loops else 1):
             return code
         slot = self.hoisted.get(key)
         if slot is None:
