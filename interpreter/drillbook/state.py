@@ -50,7 +50,8 @@ def read_state_text(program, path: str, text: str) -> State:
     remember_source(path, text)
     _TEXTS[path] = text
     try:
-        node = _compose(text, path)
+        _nesting(text, path)
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         index = mark.index if mark is not None else getattr(e, "position", None)
@@ -78,45 +79,20 @@ def _at(path: str, index: int) -> Loc:
     return Loc(path, line, col)
 
 
-_FAST = getattr(yaml, "CSafeLoader", None)      # libyaml, when PyYAML was built with it
-
-
-def _compose(text: str, path: str):
-    """The file's YAML nodes.  libyaml reads a good file ten times faster than PyYAML's
-    own reader, with the same nodes and marks; a file it refuses, or one nested too deeply,
-    is read again by PyYAML's reader, whose error is the one reported."""
-    if _FAST is not None:
-        try:
-            if _depth(text, _FAST) is None:
-                return yaml.compose(text, Loader=_FAST)
-        except Exception:                  # said again, as PyYAML says it, below
-            pass
-    _nesting(text, path)
-    return yaml.compose(text, Loader=yaml.SafeLoader)
-
-
-def _depth(text: str, loader):
-    """The first token that opens a level beyond MAX_DEPTH, or None."""
+def _nesting(text: str, path: str) -> None:
+    """Refuse (E524) a state nested more than MAX_DEPTH levels deep, before PyYAML's
+    recursive composer would meet it; YAML's scanner reads it without recursion."""
     depth = 0
     opens = (yaml.BlockMappingStartToken, yaml.BlockSequenceStartToken,
              yaml.FlowMappingStartToken, yaml.FlowSequenceStartToken)
     closes = (yaml.BlockEndToken, yaml.FlowMappingEndToken, yaml.FlowSequenceEndToken)
-    for tok in yaml.scan(text, Loader=loader):
+    for tok in yaml.scan(text, Loader=yaml.SafeLoader):
         if isinstance(tok, opens):
             depth += 1
             if depth > MAX_DEPTH:
-                return tok
+                too_deep(_at(path, tok.start_mark.index), "this state file")
         elif isinstance(tok, closes):
             depth -= 1
-    return None
-
-
-def _nesting(text: str, path: str) -> None:
-    """Refuse (E524) a state nested more than MAX_DEPTH levels deep, before PyYAML's
-    recursive composer would meet it; YAML's scanner reads it without recursion."""
-    tok = _depth(text, yaml.SafeLoader)
-    if tok is not None:
-        too_deep(_at(path, tok.start_mark.index), "this state file")
 
 
 def _loc(path, node) -> Loc:
