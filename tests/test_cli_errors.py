@@ -218,6 +218,16 @@ def test_yaml_ending_early_is_quoted_with_a_caret(tmp_path):
     assert d.line <= 2
 
 
+def test_a_tab_after_a_colon_is_refused_where_it_stands(tmp_path):
+    """YAML does not allow a tab to start a value (libyaml reads one; PyYAML, which every
+    state goes through, refuses it): found by the fuzzer in /proc/self/status."""
+    state = tmp_path / "s.yaml"
+    state.write_text("Unit:\n  u1:\t{strength: 3}\n", encoding="utf-8")
+    res = run_cli("ask", "bad/states", "strong(u1)", "--state", state, cwd=TESTS)
+    d = assert_located(res, "E701", "found character '\\t' that cannot start any token", rc=1)
+    assert (d.line, d.col) == (2, 6)
+
+
 def test_yaml_mapping_as_record_type_key(tmp_path):
     state = tmp_path / "s.yaml"
     state.write_text("[Unit]:\n  u1: {strength: 3}\n", encoding="utf-8")
