@@ -5,9 +5,10 @@ Traced, every rule, table and list of modifiers a rule calls records its own ste
 call stays a call here: nothing is inlined.  The rest is the fast path's code (``inline.py``):
 searches and loops as ``for`` statements (``lower.py``), field paths read once, parameters
 checked for none once on entry.  A none parameter hands the question to the general
-function of ``codegen.py``, which stops where the rule first reads it, located.  The steps
-themselves (a rule's node, its arguments, what it decided) are recorded by the wrappers of
-``__init__.py``, as before.
+function of ``codegen.py``, which stops where the rule first reads it, located.  A plain
+rule's step (its node, its arguments, its value, "as above" when asked again) is recorded
+by its traced entry (``entry``); the steps of everything else by the wrappers of
+``__init__.py``.
 """
 from __future__ import annotations
 
