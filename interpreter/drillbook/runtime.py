@@ -559,7 +559,8 @@ class ReusedDice(Dice):
 
 
 class Trace:
-    """One step of an evaluation: a rule, table, modifier list, check or roll consulted."""
+    """One step of an evaluation: a rule, table, modifier list, check or roll consulted.
+    (A plain rule's traced entry, compile/record.py, sets these slots itself.)"""
     __slots__ = ("kind", "name", "decl", "value", "detail", "children")
 
     def __init__(self, kind, name, decl=None, value=None, detail=None):

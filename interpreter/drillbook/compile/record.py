@@ -65,7 +65,9 @@ def entry(program, d: A.Define, once, value):
         "    budget.left -= 1",
         "    if budget.left < 0:",
         "        budget.spend(0)",
-        f"    node = _Trace({k('rule')}, {k(d.name)}, {k(d)}, None, {{{k('args')}: {{{named}}}}})",
+        "    node = _new(_Trace)",          # Trace(...) without a call of its __init__
+        f"    node.kind, node.name, node.decl, node.value = {k('rule')}, {k(d.name)}, {k(d)}, None",
+        f"    node.detail, node.children = {{{k('args')}: {{{named}}}}}, []",
         "    stack = ctx.stack",
         "    stack[-1].children.append(node)",
         "    stack.append(node)",
@@ -76,7 +78,7 @@ def entry(program, d: A.Define, once, value):
         "    ctx.rolled[key] = value",
         "    ctx.shown[key] = node",
         "    return value", ""])
-    gen.consts.update(_Trace=Trace, _U=_UNSET)
+    gen.consts.update(_Trace=Trace, _U=_UNSET, _new=object.__new__)
     return _function(src, gen.consts, "traced entry")
 
 
