@@ -149,11 +149,6 @@ class State:
             found = self.indexes[name] = tuple(map(ents.__getitem__, self.by_type.get(name, ())))
         return found
 
-    def lookup(self, type_name: str, fields: tuple, key: tuple) -> tuple:
-        """The entities of a type whose ``fields`` hold the values of ``key`` (a thing
-        given by its id), in file order."""
-        return self.index(type_name, fields).get(key, ())
-
     def index(self, type_name: str, fields: tuple) -> dict:
         """{values of ``fields`` (a thing by its id): the entities of a type that hold
         them, in file order}, built once per state: states never change."""

@@ -6,6 +6,8 @@ both, if none does the rule's own case decides.  An exception can have exception
 """
 from __future__ import annotations
 
+from typing import Callable, NamedTuple
+
 from .. import ast as A
 from ..errors import Diagnostic, DrillError
 from ..runtime import (NEVER, CheckResult, Ctx, Entity, Level, Range, Trace,
@@ -17,6 +19,13 @@ from .codegen import ExprCompiler
 from .leaves import SmallRules
 
 _EMPTY = object()        # "this rule or exception does not apply"
+
+
+class _Entry(NamedTuple):
+    """The ways into a rule besides its general function, for ``_once_per_question``."""
+    untraced: Callable               # fn(ctx, args): the rule worked out without a trace
+    recorded: Callable | None = None     # fn(ctx, args) -> its trace node (a plain rule)
+    body: Callable | None = None         # fn() -> its traced body (record.rule_value)
 
 
 class _Ref:
@@ -58,8 +67,7 @@ class Program:
         self._cells: dict = {}                    # table -> {(key, key): cell}
         self.unremembered: dict = {}              # name -> its function before _once_per_question
         self.fast: dict[str, _Ref] = {}           # name -> its untraced fn(ctx, slots)
-        self.entries: dict = {}       # name -> (fn(ctx, args) -> its trace node, or None;
-        #     its untraced fn(ctx, args); its traced body's maker or None), see _define
+        self.entries: dict[str, _Entry] = {}      # name -> its ways in, see _define
         self.traced: dict[str, _Ref] = {}         # name -> its traced entry (record.py)
         self._small = None
         for name, d in model.decls.items():
@@ -104,9 +112,9 @@ class Program:
 
             def first(ctx, args):
                 once = self.callables[name]
-                made = self.entries.get(name, (None, None, None))[2]
-                ref.fn = once if made is None else record.entry(self, self.model.decls[name],
-                                                                once, made())
+                entry = self.entries.get(name)
+                ref.fn = once if entry is None or entry.body is None else record.entry(
+                    self, self.model.decls[name], once, entry.body())
                 return ref.fn(ctx, args)
             ref.fn = first
         return ref
@@ -123,8 +131,9 @@ class Program:
         build, d = self._pending.pop(name)
         fn = self.unremembered[name] = build(d)
         if not isinstance(d, A.TableDecl):     # every rule once per question (polynomial)
+            entry = self.entries.get(name)
             fn = _once_per_question(name, fn, name not in self.model.rolls_dice,
-                                    *self.entries.get(name, ())[:2])
+                                    *((entry.recorded, entry.untraced) if entry else ()))
         dict.__setitem__(self.callables, name, fn)
         self._ref(name).fn = fn
         return fn
@@ -196,8 +205,9 @@ class Program:
                 finally:
                     stack.pop()
                 return node
-            self.entries[name] = (recorded, untraced if not pad
-                                  else lambda ctx, args: untraced(ctx, args + pad), body)
+            self.entries[name] = _Entry(untraced if not pad
+                                        else lambda ctx, args: untraced(ctx, args + pad),
+                                        recorded, body)
 
             def plain(ctx, args):
                 if ctx.trace is None:
@@ -234,8 +244,7 @@ class Program:
         self.fast_ref(name).fn = fast or (lambda ctx, s: general(ctx, s[:n]))
         if fast is None:
             return general
-        self.entries[name] = (None, fast if not pad else lambda ctx, args: fast(ctx, args + pad),
-                              None)
+        self.entries[name] = _Entry(fast if not pad else lambda ctx, args: fast(ctx, args + pad))
 
         def with_exceptions(ctx, args):
             if ctx.trace is None:

@@ -163,19 +163,28 @@ class Inliner(_Gen):
         if (self.plain or d is None or isinstance(d, A.TableDecl)
                 or not all(a.type is not None and strip(a.type).kind in _KEYS for a in e.args)):
             return self._call(name, args)
+        bound, names = self._bound(args)
+        v, key = self.tmp(), self.tmp()
+        made = "(" + ", ".join([self.k(name)] + names) + ",)"
+        call = (f"({v} if ({v} := ctx.rolled.get(({key} := {made}), _U)) is not _U else "
+                f"{self.k(self.p._ref(name))}.fn.miss(ctx, {key}, [{', '.join(names)}]))")
+        return f"(({', '.join(bound)},) and {call})" if bound else call
+
+    def _bound(self, args):
+        """A call's arguments, each evaluated once: the assignments that bind those that are
+        not plain names or constants to temporaries, and the names to use for all of them
+        (a temporary bound outside any loop never changes)."""
         bound, names = [], []
         for a in args:
             if _TRIVIAL.match(a):
-                bound.append(a)
                 names.append(a)
             else:
                 t = self.tmp()
                 bound.append(f"({t} := {a})")
                 names.append(t)
-        v, key = self.tmp(), self.tmp()
-        made = "(" + ", ".join([self.k(name)] + bound) + ",)"
-        return (f"({v} if ({v} := ctx.rolled.get(({key} := {made}), _U)) is not _U else "
-                f"{self.k(self.p._ref(name))}.fn.miss(ctx, {key}, [{', '.join(names)}]))")
+                if not self.loops:
+                    self.stable.add(t)
+        return bound, names
 
     def _product(self, a, b, loc):          # _mul's test in line, its error in the helper
         if self.plain:
@@ -245,16 +254,7 @@ class Inliner(_Gen):
             pad = p.model.frame_size.get(name, 0) - len(args)
             slots = ", ".join(args + ["None"] * max(pad, 0))
             return f"{self.k(p.fast_ref(name))}.fn(ctx, [{slots}])"
-        bound, names = [], []
-        for a in args:
-            if _TRIVIAL.match(a):
-                names.append(a)
-            else:
-                t = self.tmp()
-                bound.append(f"({t} := {a})")
-                names.append(t)
-                if not self.loops:
-                    self.stable.add(t)
+        bound, names = self._bound(args)
         with self._inside(names):
             body = self.gen(d.value)
             if kids:
@@ -377,7 +377,6 @@ def _build(program, params: int, name: str, make, general, cls=None):
     at = next(i for i, line in enumerate(lines) if line == _STATE.rstrip("\n")) + 1
     if gen.cse:
         lines.insert(at, "    " + " = ".join(gen.cse.values()) + " = _U")
-        gen.consts["_U"] = _UNSET
     if gen.entry:
         lines[at:at] = gen.entry
     if gen.assumed:
