@@ -26,6 +26,7 @@ class _Entry(NamedTuple):
     untraced: Callable               # fn(ctx, args): the rule worked out without a trace
     recorded: Callable | None = None     # fn(ctx, args) -> its trace node (a plain rule)
     body: Callable | None = None         # fn() -> its traced body (record.rule_value)
+    first: _Ref | None = None            # its generated first call, see inline.rule
 
 
 class _Ref:
@@ -65,6 +66,7 @@ class Program:
         self.callables: dict[str, object] = _Callables(self)
         self._pending: dict = {}
         self._cells: dict = {}                    # table -> {(key, key): cell}
+        self._columns: dict = {}                  # (table, column) -> see table_column
         self.unremembered: dict = {}              # name -> its function before _once_per_question
         self.fast: dict[str, _Ref] = {}           # name -> its untraced fn(ctx, slots)
         self.entries: dict[str, _Entry] = {}      # name -> its ways in, see _define
@@ -124,7 +126,7 @@ class Program:
         question compiles only the rules it reaches, whatever else the rulebook holds."""
         def first(ctx, args):
             return self.callables[name](ctx, args)
-        first.miss = lambda ctx, key, args: self.callables[name].miss(ctx, key, args)
+        first.miss = lambda ctx, args, key: self.callables[name].miss(ctx, args, key)
         return first
 
     def _compile(self, name):
@@ -134,6 +136,8 @@ class Program:
             entry = self.entries.get(name)
             fn = _once_per_question(name, fn, name not in self.model.rolls_dice,
                                     *((entry.recorded, entry.untraced) if entry else ()))
+            if entry is not None and entry.first is not None:
+                entry.first.fn, fn.miss = fn.miss, self.fast_ref(name).fn
         dict.__setitem__(self.callables, name, fn)
         self._ref(name).fn = fn
         return fn
@@ -149,6 +153,18 @@ class Program:
         if table in self._pending:
             self._compile(table)
         return self._cells[table]
+
+    def table_column(self, table: str, field=None) -> dict:
+        """A one-key table's cells by the bare key (no ``(key, None)`` tuple to build), or,
+        given a column of a chart, that column's values by key: ``chart(t).hi`` is then one
+        dictionary lookup.  Made once per table and column, for inlining."""
+        made = self._columns.get((table, field))
+        if made is None:
+            cells = self.table_cells(table)
+            made = self._columns[(table, field)] = {
+                k0: hit if field is None else hit[0].fields[field]
+                for (k0, _), hit in cells.items() if field is None or field in hit[0].fields}
+        return made
 
     def cell_marks_of(self, table: str) -> dict:
         """The footnote markers of a table's cells, filled in when the table is compiled."""
@@ -183,8 +199,10 @@ class Program:
         pad = self._padding(name, d.params)
         if not tree[3] and tree[1] is None and tree[2] is not None:
             slow = tree[2]        # a plain rule: no exceptions, no condition
+            first = _Ref()
             untraced = self.fast_ref(name).fn = inline.rule(
-                self, d, len(params), lambda ctx, args: slow(ctx, args + pad if pad else args))
+                self, d, len(params), lambda ctx, args: slow(ctx, args + pad if pad else args),
+                pad, first)
             value = None
             named = _named(params)
 
@@ -207,7 +225,7 @@ class Program:
                 return node
             self.entries[name] = _Entry(untraced if not pad
                                         else lambda ctx, args: untraced(ctx, args + pad),
-                                        recorded, body)
+                                        recorded, body, first)
 
             def plain(ctx, args):
                 if ctx.trace is None:
@@ -239,12 +257,14 @@ class Program:
                 node.value = v
                 node.detail["decided_by"] = decl
             return v
-        fast = inline.rule(self, d, len(params), general)
+        first = _Ref()
+        fast = inline.rule(self, d, len(params), general, pad, first)
         n = len(params)
         self.fast_ref(name).fn = fast or (lambda ctx, s: general(ctx, s[:n]))
         if fast is None:
             return general
-        self.entries[name] = _Entry(fast if not pad else lambda ctx, args: fast(ctx, args + pad))
+        self.entries[name] = _Entry(fast if not pad else lambda ctx, args: fast(ctx, args + pad),
+                                    first=first)
 
         def with_exceptions(ctx, args):
             if ctx.trace is None:
@@ -607,7 +627,7 @@ def _once_per_question(name, fn, dice_free=False, recorded=None, untraced=None):
     missing = object()
     untraced = untraced or fn
 
-    def miss(ctx, key, args):
+    def miss(ctx, args, key):
         """The rule worked out the first time in this question (``key`` not remembered)."""
         budget = ctx.budget                     # Budget.spend(1), without its call
         budget.left -= 1
@@ -635,7 +655,7 @@ def _once_per_question(name, fn, dice_free=False, recorded=None, untraced=None):
             ctx.budget.spend(1)
             return fn(ctx, args)
         if value is missing:
-            return miss(ctx, key, args)
+            return miss(ctx, args, key)
         if ctx.trace is not None and ctx.shown.get(key) is not None:
             node = ctx.shown[key]
             ctx.stack[-1].children.append(Trace(node.kind, node.name, node.decl, node.value,

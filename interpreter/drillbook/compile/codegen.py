@@ -475,11 +475,16 @@ class _Gen:
 
     def _key_value(self, v) -> str:
         """A value an index is looked up by: a thing by its id, as the state holds it."""
+        return self._key_code(v)[0]
+
+    def _key_code(self, v) -> tuple[str, bool]:
+        """``_key_value``, and whether it is never none when it names a thing."""
         code = self.gen(v)
         kind = strip(v.type).kind if v.type is not None else "any"
         if kind == "record":
-            return f"{code}.id" if self._never_none(code) else f"_rid({code})"
-        return code if kind in ("int", "enum", "bool", "text", "range") else f"_key({code})"
+            sure = self._never_none(code)
+            return (f"{code}.id" if sure else f"_rid({code})"), sure
+        return (code if kind in ("int", "enum", "bool", "text", "range") else f"_key({code})"), True
 
     def _builtin_the(self, e):
         q = e.args[0]
@@ -718,41 +723,58 @@ def _index_keys(q: A.Query):
     [(h, u)]], the field values an index can look up instead of scanning every T (the
     condition is still checked on what the index finds); None when some alternative has
     no such equality."""
-    alternatives, stack = [], [q.cond]
-    while stack:
-        e = stack.pop()
-        if isinstance(e, A.Binary) and e.op == "or":
-            stack += [e.right, e.left]
-        else:
-            alternatives.append(e)
     keys = []
-    for alt in alternatives:
-        found = _equalities(alt, q.var)
+    for alt in _split(q.cond, "or"):
+        found = [(mine.name, other) for mine, other in _equalities(alt, q.var)]
         if not found:
             return None
         keys.append(found)
     return keys
 
 
-def _equalities(e, var):
+# the kinds of field whose == is the index's own equality of the values it holds (a thing
+# by its id: within one state each id has one Entity, see runtime.Entity)
+_EXACT = {"int", "enum", "bool", "text", "record"}
+
+
+def _exact_keys(q: A.Query) -> bool:
+    """Whether what the index finds for ``_index_keys(q)`` is exactly what the condition
+    holds for: each alternative is nothing but its equalities, each on a field of a kind
+    in ``_EXACT``.  (The caller still asks that a thing looked up is never none.)"""
+    for alt in _split(q.cond, "or"):
+        found = _equalities(alt, q.var)
+        if len(found) != len(_split(alt, "and")) or any(
+                strip(mine.type).kind not in _EXACT or other.type is None
+                or strip(other.type).kind != strip(mine.type).kind for mine, other in found):
+            return False
+    return True
+
+
+def _split(e, op):
+    """The operands of a chain of ``op`` (``and``, ``or``), left to right."""
     parts, stack = [], [e]
     while stack:
         x = stack.pop()
-        if isinstance(x, A.Binary) and x.op == "and":
+        if isinstance(x, A.Binary) and x.op == op:
             stack += [x.right, x.left]
         else:
             parts.append(x)
+    return parts
+
+
+def _equalities(e, var):
+    """The ``x.f == v`` parts of a conjunction, as (the field of x, v), one per field."""
     found = []
-    for part in parts:
+    for part in _split(e, "and"):
         if not (isinstance(part, A.Binary) and part.op == "=="):
             continue
         for mine, other in ((part.left, part.right), (part.right, part.left)):
             if (isinstance(mine, A.FieldOf) and isinstance(mine.subject, A.Name)
                     and mine.subject.name == var and mine.ref and mine.ref[0] == "record"
                     and strip(mine.type).kind != "list"
-                    and all(f != mine.name for f, _ in found)
+                    and all(f.name != mine.name for f, _ in found)
                     and not any(isinstance(n, A.Name) and n.name == var
                                 for n in A.walk(other))):
-                found.append((mine.name, other))
+                found.append((mine, other))
                 break
     return found

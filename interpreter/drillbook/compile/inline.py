@@ -167,7 +167,7 @@ class Inliner(_Gen):
         v, key = self.tmp(), self.tmp()
         made = "(" + ", ".join([self.k(name)] + names) + ",)"
         call = (f"({v} if ({v} := ctx.rolled.get(({key} := {made}), _U)) is not _U else "
-                f"{self.k(self.p._ref(name))}.fn.miss(ctx, {key}, [{', '.join(names)}]))")
+                f"{self.k(self.p._ref(name))}.fn.miss(ctx, [{', '.join(names)}], {key}))")
         return f"(({', '.join(bound)},) and {call})" if bound else call
 
     def _bound(self, args):
@@ -208,12 +208,31 @@ class Inliner(_Gen):
     def _lookup(self, name, args):
         """A table's cell as one dictionary lookup, each key evaluated once as in a call; a
         missing cell goes through the table's own function, which reports it."""
-        cells = self.p.table_cells(name)
+        one = len(args) == 1
+        cells = self.p.table_column(name) if one else self.p.table_cells(name)
         keys = [self.tmp() for _ in args]
         key = ", ".join(f"({t} := {a})" for t, a in zip(keys, args))
         t = self.tmp()
-        return (f"({t}[0] if ({t} := {self.k(cells)}.get(({key}{', None' if len(args) == 1 else ''}))) "
+        return (f"({t}[0] if ({t} := {self.k(cells)}.get({key if one else f'({key})'})) "
                 f"is not None else {self._call(name, keys)})")
+
+    def _column(self, e):
+        """``chart(t).hi`` as one lookup in the column's values by key, or None when ``e``
+        is not a field of a chart's row (see ``Program.table_column``).  A missing row goes
+        through the table's own function, which reports it."""
+        call, p = e.subject, self.p
+        if self.plain or not isinstance(call, A.Call) or call.ref[0] == "builtin":
+            return None
+        name = call.ref[1]
+        lay = p.model.tables.get(name)
+        if (not isinstance(p.model.decls.get(name), A.TableDecl) or lay is None
+                or lay.shape != "chart" or strip(e.type).kind in ("record", "list")):
+            return None
+        column = p.table_column(name, e.name)
+        key, t = self.tmp(), self.tmp()
+        row = f"{self._call(name, [key])}.fields[{self.k(e.name)}]"
+        return (f"({t} if ({t} := {self.k(column)}.get(({key} := {self._args(call)[0]}), _U)) "
+                f"is not _U else {row})")
 
     def _small(self, name, d, args):
         """A small rule, its result kept in a slot when the same call on the same
@@ -277,6 +296,9 @@ class Inliner(_Gen):
         return (root, *names) if root in self.stable else None
 
     def _FieldOf(self, e):
+        fused = self._column(e)
+        if fused is not None:
+            return fused
         key = None if self.plain else self._path(e)
         if key is not None and e is self.want_ids:
             key += ("#ids",)
@@ -354,15 +376,15 @@ def _innermost(e) -> bool:
     return not lower.has(e, lower.NESTED)
 
 
-def _function(src: str, consts: dict, name: str):
+def _function(src: str, consts: dict, name: str, defaults=()):
     code = compile(src, f"<drillbook fast {name}>", "exec")
     fn_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
     env = dict(HELPERS)
     env.update(consts)
-    return types.FunctionType(fn_code, env, "drillbook_" + name)
+    return types.FunctionType(fn_code, env, "drillbook_" + name, tuple(defaults) or None)
 
 
-def _build(program, params: int, name: str, make, general, cls=None):
+def _build(program, params: int, name: str, make, general, cls=None, defaults=()):
     """One generated function from ``make(gen) -> lines``, made twice: the first time only
     counts the field paths read more than once (see ``Inliner._FieldOf``); the second
     emits them read once, and their slots set empty after the line that reads the state.
@@ -382,7 +404,7 @@ def _build(program, params: int, name: str, make, general, cls=None):
     if gen.assumed:
         test = " or ".join(f"{p} is None" for p in sorted(gen.assumed))
         lines[at:at] = [f"    if {test}:", f"        {general(gen)}"]
-    return _function("\n".join(lines) + "\n", gen.consts, name)
+    return _function("\n".join(lines) + "\n", gen.consts, name, defaults)
 
 
 def modifier_sum(program, m: A.ModifiersDecl, slow):
@@ -457,30 +479,67 @@ def _check_lines(program, c, traced, pad, gen):
     return lines
 
 
-def rule(program, d, params: int, slow):
-    """The untraced ``fn(ctx, s)`` of a rule or requirement item and its exceptions, as one
-    function, when no exception has exceptions of its own and each gives a value; None
-    otherwise.  Two exceptions that both apply, and a rule none of whose cases applies, go
-    to the general ``slow(ctx, args)`` of ``__init__.py``, which reports them."""
+def rule(program, d, params: int, slow, pad=(), fallback=None):
+    """The untraced ``fn(ctx, s, key=None)`` of a rule or requirement item and its
+    exceptions, as one function, when no exception has exceptions of its own and each gives
+    a value; None otherwise.  Two exceptions that both apply, and a rule none of whose cases
+    applies, go to the general ``slow(ctx, args)`` of ``__init__.py``, which reports them.
+
+    Given ``fallback`` (a late-bound ref to the rule's ``miss``, see ``_once_per_question``),
+    the same function is also the rule's first call in a question: called with the key of
+    its arguments (unpadded), it spends the budget, works the rule out and remembers the
+    result under ``key``, without a call of ``miss`` and of the function behind it.  Traced
+    or enumerating, it hands the call to ``fallback``, which knows how to do those."""
     kids = program.model.children.get(d.name, [])
     if d.value is None or any(k.when is None or k.value is None
                               or program.model.children.get(k.name) for k in kids):
         return None
+    remember = fallback is not None
+
+    def give(gen, code):
+        if not remember:
+            return f"return {code}"
+        gen.consts["_keep"] = _keep
+        return f"return _keep(ctx, key, {code})"
 
     def general(gen):
-        return f"return {gen.k(slow)}(ctx, s[:{int(params)}])"
+        return give(gen, f"{gen.k(slow)}(ctx, s[:{int(params)}])")
+
+    def kept(indent):                   # the result remembered, then returned
+        pad_ = " " * indent
+        if not remember:
+            return [f"{pad_}return r"]
+        return [f"{pad_}if key is not None:", f"{pad_}    ctx.rolled[key] = r", f"{pad_}return r"]
 
     def make(gen):
-        lines = ["def f(ctx, s):", _STATE.rstrip("\n")] + (["    hit = False"] if kids else [])
+        lines = ["def f(ctx, s, key=None):" if remember else "def f(ctx, s):"]
+        if remember:
+            lines += ["    if key is not None:",
+                      "        if ctx.dice.memo is not None or ctx.trace is not None:",
+                      f"            return {gen.k(fallback)}.fn(ctx, s, key)",
+                      "        _b = ctx.budget                 # Budget.spend(1), in line",
+                      "        _b.left -= 1",
+                      "        if _b.left < 0:",
+                      "            _b.spend(0)"]
+            if pad:
+                lines.append(f"        s = s + {gen.k(list(pad))}")
+        lines += [_STATE.rstrip("\n")] + (["    hit = False"] if kids else [])
         for i, kid in enumerate(kids):
             lines.append(f"    if {gen.gen(kid.when)}:")
             if i:
                 lines += ["        if hit:", f"            {general(gen)}"]
             lines += lower.lines(gen, kid.value, "r", 8) + ["        hit = True"]
         if kids:
-            lines += ["    if hit:", "        return r"]
+            lines += ["    if hit:"] + kept(8)
         if d.when is not None:
             lines += [f"    if not ({gen.gen(d.when)}):",
-                      f"        {'return True' if isinstance(d, A.RequireDecl) else general(gen)}"]
-        return lines + lower.lines(gen, d.value, "r", 4) + ["    return r"]
-    return _build(program, params, "rule", make, general)
+                      f"        {give(gen, 'True') if isinstance(d, A.RequireDecl) else general(gen)}"]
+        return lines + lower.lines(gen, d.value, "r", 4) + kept(4)
+    return _build(program, params, "rule", make, general, defaults=(None,) if remember else ())
+
+
+def _keep(ctx, key, value):
+    """A rule's result, remembered for the question when ``key`` is given."""
+    if key is not None:
+        ctx.rolled[key] = value
+    return value

@@ -16,7 +16,7 @@ import copy
 
 from .. import ast as A
 from ..check.types import strip
-from .codegen import _index_keys
+from .codegen import _exact_keys, _index_keys
 
 _LOOPS = {"count", "exists", "sum", "every", "some", "first", "the"}
 NESTED = (A.Query, A.Each, A.ForEach, A.ListEach, A.After, A.Then, A.Let)
@@ -88,17 +88,22 @@ def _binary(gen, e, into, indent):
 def _loop(gen, e, into, indent):
     pad, inner = " " * indent, " " * (indent + 4)
     kind, arg = e.ref[1], e.args[0]
-    before = []
+    before, exact = [], False
     with gen._loop():
         if isinstance(arg, A.Query):
-            before, source = _indexed(gen, arg, pad)
-            with gen._direct(arg.ref, True):
-                cond, element = gen.gen(arg.cond), None
+            before, source, exact = _indexed(gen, arg, pad)
+            with gen._direct(arg.ref, True):    # what an exact index finds needs no test
+                cond, element = (None if exact else gen.gen(arg.cond)), None
         else:
             source = gen._each_source(arg)
             with gen._direct(arg.ref, False):
                 cond = gen.gen(arg.cond) if arg.cond is not None else None
                 element = gen.val(arg.element) if kind == "sum" else gen.gen(arg.element)
+    if exact and kind in ("the", "count", "exists"):    # what the index found: no loop
+        return before + [f"{pad}{into} = " + {
+            "count": f"len({source})", "exists": f"len({source}) > 0",
+            "the": f"{source}[0] if len({source}) == 1 else None if not {source} "
+                   f"else _the(list({source}), {gen.k(e.loc)}, {gen.k(arg.type_name)})"}[kind]]
     start = {"count": "0", "exists": "False", "sum": "0", "every": "True", "some": "False",
              "first": "None", "the": "[]"}[kind]
     body = {"count": [f"{into} += 1"],
@@ -120,28 +125,42 @@ def _loop(gen, e, into, indent):
 
 
 def _indexed(gen, q, pad):
-    """Statements before a search's loop and the name of what it walks through: when every
-    alternative of its condition looks up the same fields, the state's index for them (once
-    built, see ``_candidates``) is read in place; otherwise ``_candidates`` as before."""
+    """Statements before a search's loop, the name of what it walks through, and whether
+    that is exactly what the condition holds for.  When every alternative of the condition
+    looks up the same fields, the state's index for them (once built, see ``_candidates``)
+    is read in place; otherwise ``_candidates`` as before.  When the condition is nothing
+    but those lookups (``codegen._exact_keys``) and no thing looked up can be none, the
+    index is built if need be (not a short list read whole) and what it finds is the
+    answer: the condition is not tested again."""
     keys = _index_keys(q)
     fields = {tuple(f for f, _ in alt) for alt in keys} if keys else set()
     if len(fields) != 1 or len(keys) > 2:
-        return [], gen._query_source(q)
+        return [], gen._query_source(q), False
     fields = fields.pop()
-    out, names = [], []
+    out, names, exact = [], [], _exact_keys(q)
     for alt in keys:                    # the keys, worked out as _candidates is given them
-        t = gen.tmp()
-        out.append(f"{pad}{t} = (" + "".join(f"{gen._key_value(v)}, " for _, v in alt) + ")")
+        t, parts = gen.tmp(), []
+        for _, v in alt:
+            code, sure = gen._key_code(v)
+            parts.append(f"{code}, ")
+            exact = exact and sure
+        out.append(f"{pad}{t} = (" + "".join(parts) + ")")
         names.append(t)
     index, found = gen.tmp(), gen.tmp()
     pairs = ", ".join(f"({gen.k(fields)}, {n})" for n in names)
     general = f"_candidates(ctx, {gen.k(q.type_name)}, ({pairs},), {gen.k(q.loc)})"
     out += [f"{pad}{index} = ctx.state.indexes.get({gen.k((q.type_name, fields))})",
-            f"{pad}if {index} is None:", f"{pad}    {found} = {general}", f"{pad}else:",
-            f"{pad}    {found} = {index}.get({names[0]}, ())"]
+            f"{pad}if {index} is None:"]
+    if exact:
+        out += [f"{pad}    {index} = ctx.state.index({gen.k(q.type_name)}, {gen.k(fields)})"]
+        inner = pad
+    else:
+        out += [f"{pad}    {found} = {general}", f"{pad}else:"]
+        inner = pad + "    "
+    out += [f"{inner}{found} = {index}.get({names[0]}, ())"]
     if len(names) == 2:                 # (a, b) or (b, a): found both ways, merged in order
         other = gen.tmp()
-        out += [f"{pad}    {other} = {index}.get({names[1]}, ())",
-                f"{pad}    if {other}:",
-                f"{pad}        {found} = {general} if {found} else {other}"]
-    return out, found
+        out += [f"{inner}{other} = {index}.get({names[1]}, ())",
+                f"{inner}if {other}:",
+                f"{inner}    {found} = {general} if {found} else {other}"]
+    return out, found, exact

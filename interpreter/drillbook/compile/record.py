@@ -27,6 +27,9 @@ class Recorder(Inliner):
             return super()._Call(e)
         return self._call(e.ref[1], self._args(e))
 
+    def _column(self, e):           # a table's row is looked up by its call, recorded
+        return None
+
     def _call(self, name, args):
         d = self.p.model.decls.get(name)
         if type(d) is not A.Define:
@@ -60,7 +63,7 @@ def entry(program, d: A.Define, once, value):
         "node.value, node.detail))",
         "        return value",
         "    if ctx.trace is None or ctx.dice.memo is not None:",
-        f"        return {k(once)}.miss(ctx, key, args)",
+        f"        return {k(once)}.miss(ctx, args, key)",
         "    budget = ctx.budget",
         "    budget.left -= 1",
         "    if budget.left < 0:",
