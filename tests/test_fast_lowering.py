@@ -51,6 +51,10 @@ section 2 "Rules"
   define other_rating(p: Pair) -> Int "the second unit's leader" = p.b.leader.rating + p.a.hits
   define maybe_hits(u: Unit?) -> Int "a parameter that may be none" = u.hits + u.hits
   define guarded_hits(u: Unit?) -> Int "read only when there" = (if u is none then 0 else u.hits + u.hits)
+  define pair_of(x: Unit, y: Unit) -> Pair? "the pair of two units, either way"
+    = the(Pair p where (p.a == x and p.b == y) or (p.a == y and p.b == x))
+  define pairs_led(x: Unit) -> Int "pairs whose first unit is x" = count(Pair p where p.a == x)
+  define in_a_pair(x: Unit) -> Bool "x is some pair's second unit" = exists(Pair p where p.b == x)
   define morale_value(u: Unit) -> Int "printed" = 5
   exception shaken to morale_value "shaken" when u.morale == Shaken = 3
   exception hurt_unit to morale_value "hurt" when u.hits > 0 = 2
@@ -67,7 +71,7 @@ def book(tmp_path_factory):
 STATES = {
     "calm": "Leader:\n  l: {rating: 2}\nHex:\n  h0: {q: 0, cost: 1}\n  h1: {q: 1, cost: 3}\n"
             "Unit:\n  u: {leader: l, hits: 1, path: [h0, h1]}\n  v: {hits: 2, morale: Shaken}\n"
-            "Pair:\n  p: {a: u, b: v}\n",
+            "Pair:\n  p: {a: u, b: v}\n  q: {a: v, b: u}\n",
     "broken": "Leader:\n  l: {rating: -1}\nUnit:\n  u: {leader: l, morale: Broken}\n"
               "  v: {morale: Broken, hits: 9}\nPair:\n  p: {a: u}\n",
 }
@@ -75,7 +79,9 @@ QUESTIONS = ["rating(u)", "rating(v)", "battered(u)", "any_broken", "all_normal"
              "first_hurt", "some_hurt", "the_broken", "step_cost(u, 1)", "step_cost(u, 2)",
              "steps(u)", "other_rating(p)", "morale_value(u)", "morale_value(v)",
              "maybe_hits(the(Unit x where x.hits == 7))", "maybe_hits(u)",
-             "guarded_hits(the(Unit x where x.hits == 7))", "guarded_hits(u)"]
+             "guarded_hits(the(Unit x where x.hits == 7))", "guarded_hits(u)",
+             "pair_of(u, v)", "pair_of(v, u)", "pair_of(u, u)", "pairs_led(u)", "pairs_led(v)",
+             "in_a_pair(u)", "in_a_pair(v)"]
 
 
 def _answer(rb, state, question, trace):
@@ -104,12 +110,18 @@ def test_fast_and_traced_answers_agree(book, tmp_path, name):
         assert answers["morale_value(v)"][0].startswith("E607 ")   # both exceptions apply
         assert answers["morale_value(u)"][0] == "2"
         assert answers["hurt"][0] == "3" and answers["battered(u)"][0] == "no"
+        # a search answered by its index alone (lower._indexed, exact): both ways found
+        assert answers["pair_of(u, v)"][0].startswith("E614 ")
+        assert answers["pair_of(u, u)"][0] == "none" and answers["pairs_led(u)"][0] == "1"
+        assert answers["in_a_pair(u)"][0] == "yes"
     else:
         assert answers["the_broken"][0].startswith("E614 ")        # two broken units
         assert answers["other_rating(p)"][0].startswith("E604 ")   # p.b is none
         assert answers["maybe_hits(the(Unit x where x.hits == 7))"][0].startswith("E604 ")
         assert answers["guarded_hits(the(Unit x where x.hits == 7))"][0] == "0"
         assert answers["any_broken"][0] == "yes" and answers["battered(u)"][0] == "yes"
+        assert answers["pair_of(u, v)"][0] == "none" and answers["pairs_led(u)"][0] == "1"
+        assert answers["in_a_pair(v)"][0] == "no" and answers["pairs_led(v)"][0] == "0"
 
 
 def test_the_fast_path_does_what_this_test_says(book):

@@ -662,6 +662,7 @@ def _once_per_question(name, fn, dice_free=False, recorded=None, untraced=None):
                                                 node.detail))
         return value
     once.miss = miss            # what generated code calls when it finds nothing remembered
+    # (Program._compile puts the rule's generated first call there, see inline.rule)
     return once
 
 
