@@ -22,6 +22,7 @@ import types
 
 from .. import ast as A
 from ..check.types import strip
+from ..geometry import Hex
 from ..limits import MAX_INT
 from ..runtime import CheckResult
 from . import lower
@@ -204,6 +205,22 @@ class Inliner(_Gen):
             return super()._required(code, loc, what)
         t = self.tmp()
         return f"({t} if ({t} := {code}) is not None else _req({t}, {loc}, {what}))"
+
+    def _geometry(self, e):
+        """``distance(a, b)`` and ``adjacent(a, b)`` of two hexes worked out in line (the
+        axial formula of ``Board.distance``); anything else, a none among them, goes
+        through ``_distance``, which says what is wrong."""
+        if self.plain or e.name not in ("distance", "adjacent"):
+            return super()._geometry(e)
+        a, b, dq, dr = self.tmp(), self.tmp(), self.tmp(), self.tmp()
+        self.consts["_Hex"] = Hex
+        general = (f"_distance({self.k(self.p.board)}, {self.k(e.name)}, {self.k(e.loc)}, "
+                   f"{a}, {b})")
+        hexes = (f"((abs(({dq} := {a}.q - {b}.q)) + abs(({dr} := {a}.r - {b}.r)) "
+                 f"+ abs({dq} + {dr})) // 2)")
+        code = (f"({hexes} if (({a} := {self.gen(e.args[0])}), ({b} := {self.gen(e.args[1])})) "
+                f"and {a}.__class__ is _Hex and {b}.__class__ is _Hex else {general})")
+        return f"({code} == 1)" if e.name == "adjacent" else code
 
     def _lookup(self, name, args):
         """A table's cell as one dictionary lookup, each key evaluated once as in a call; a
