@@ -721,8 +721,8 @@ def _names_things(e) -> bool:
 def _index_keys(q: A.Query):
     """For ``T x where (x.f == v and x.g == w ...) or (x.h == u ...)``: [[(f, v), (g, w)],
     [(h, u)]], the field values an index can look up instead of scanning every T (the
-    condition is still checked on what the index finds); None when some alternative has
-    no such equality."""
+    condition is still checked on what the index finds, unless ``_exact_keys`` says it
+    need not be); None when some alternative has no such equality."""
     keys = []
     for alt in _split(q.cond, "or"):
         found = [(mine.name, other) for mine, other in _equalities(alt, q.var)]
