@@ -25,6 +25,7 @@ import resource
 import shlex
 import shutil
 import signal
+import sys
 import tempfile
 import traceback
 from collections import Counter
@@ -64,6 +65,7 @@ class Run:
     out: str
     err: str
     seconds: float = 0.0
+    stdin: str = ""           # what the run read as standard input ('-')
 
 
 def _vm_bytes() -> int:
@@ -106,12 +108,15 @@ def _raise_timeout(signum, frame):
     raise _Timeout()
 
 
-def run_cli(argv: list, cwd: str) -> Run:
+def run_cli(argv: list, cwd: str, stdin: str = "") -> Run:
+    """One command, in this process, with ``stdin`` as its standard input (empty unless
+    given: a run never reads the worker's own)."""
     import time
     from drillbook.cli import main
     out, err = io.StringIO(), io.StringIO()
-    old = os.getcwd()
+    old, old_stdin = os.getcwd(), sys.stdin
     os.chdir(cwd)
+    sys.stdin = io.StringIO(stdin)
     start = time.perf_counter()
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -129,7 +134,9 @@ def run_cli(argv: list, cwd: str) -> Run:
                 rc = None
     finally:
         os.chdir(old)
-    return Run(list(argv), rc, out.getvalue(), err.getvalue(), time.perf_counter() - start)
+        sys.stdin = old_stdin
+    return Run(list(argv), rc, out.getvalue(), err.getvalue(), time.perf_counter() - start,
+               stdin)
 
 
 # ------------------------------------------------------------------ the case's files
@@ -188,12 +195,16 @@ def parse_diagnostics(err: str) -> list[dict]:
     return out
 
 
-def _sources_for(path: str, argv: list, cwd: str) -> list[list[str]]:
-    """The texts an error at ``path`` may quote (several when a run names several)."""
+def _sources_for(path: str, argv: list, cwd: str, stdin: str = "") -> list[list[str]]:
+    """The texts an error at ``path`` may quote (several when a run names several; the
+    standard input too, when an argument '-' reads it)."""
     if path == "<command line>":
         return [["drillbook " + " ".join(shlex.quote(a) for a in argv)]]
     if path in ("<question>", "<expression>"):
-        return [input_lines(a.strip()) for a in argv if a.strip()]
+        texts = [a.strip() for a in argv if a.strip()]
+        if "-" in argv:
+            texts += [stdin, stdin.strip()]
+        return [input_lines(t) for t in texts]
     p = Path(cwd) / path
     try:
         if p.is_file() and p.stat().st_size < 32 * 1024 * 1024:
@@ -228,7 +239,7 @@ def check_run(run: Run, cwd: str) -> list[Failure]:
         fails.append(Failure("output", f"output:{_shape(run.argv)}",
                              f"{head}: {len(run.out) + len(run.err)} characters"))
     for d in parse_diagnostics(run.err):
-        texts = _sources_for(d["path"], run.argv, cwd)
+        texts = _sources_for(d["path"], run.argv, cwd, run.stdin)
         if not texts:
             continue                   # a file the case does not own (a device...)
         ok = False
