@@ -496,26 +496,23 @@ def _check_lines(program, c, traced, pad, gen):
     return lines
 
 
-def rule(program, d, params: int, slow, pad=(), fallback=None):
+def rule(program, d, params: int, slow, pad, fallback):
     """The untraced ``fn(ctx, s, key=None)`` of a rule or requirement item and its
     exceptions, as one function, when no exception has exceptions of its own and each gives
     a value; None otherwise.  Two exceptions that both apply, and a rule none of whose cases
     applies, go to the general ``slow(ctx, args)`` of ``__init__.py``, which reports them.
 
-    Given ``fallback`` (a late-bound ref to the rule's ``miss``, see ``_once_per_question``),
-    the same function is also the rule's first call in a question: called with the key of
-    its arguments (unpadded), it spends the budget, works the rule out and remembers the
-    result under ``key``, without a call of ``miss`` and of the function behind it.  Traced
-    or enumerating, it hands the call to ``fallback``, which knows how to do those."""
+    Called with the key of its arguments (unpadded), the same function is the rule's first
+    call in a question: it spends the budget, works the rule out and remembers the result
+    under ``key``, without a call of ``miss`` and of the function behind it.  Traced or
+    enumerating, it hands the call to ``fallback`` (a late-bound ref to the rule's
+    ``miss``, see ``_once_per_question``), which knows how to do those."""
     kids = program.model.children.get(d.name, [])
     if d.value is None or any(k.when is None or k.value is None
                               or program.model.children.get(k.name) for k in kids):
         return None
-    remember = fallback is not None
 
-    def give(gen, code):
-        if not remember:
-            return f"return {code}"
+    def give(gen, code):                # a result returned off the main path, remembered
         gen.consts["_keep"] = _keep
         return f"return _keep(ctx, key, {code})"
 
@@ -523,23 +520,15 @@ def rule(program, d, params: int, slow, pad=(), fallback=None):
         return give(gen, f"{gen.k(slow)}(ctx, s[:{int(params)}])")
 
     def kept(indent):                   # the result remembered, then returned
-        pad_ = " " * indent
-        if not remember:
-            return [f"{pad_}return r"]
-        return [f"{pad_}if key is not None:", f"{pad_}    ctx.rolled[key] = r", f"{pad_}return r"]
+        at = " " * indent
+        return [f"{at}if key is not None:", f"{at}    ctx.rolled[key] = r", f"{at}return r"]
 
     def make(gen):
-        lines = ["def f(ctx, s, key=None):" if remember else "def f(ctx, s):"]
-        if remember:
-            lines += ["    if key is not None:",
-                      "        if ctx.dice.memo is not None or ctx.trace is not None:",
-                      f"            return {gen.k(fallback)}.fn(ctx, s, key)",
-                      "        _b = ctx.budget                 # Budget.spend(1), in line",
-                      "        _b.left -= 1",
-                      "        if _b.left < 0:",
-                      "            _b.spend(0)"]
-            if pad:
-                lines.append(f"        s = s + {gen.k(list(pad))}")
+        lines = ["def f(ctx, s, key=None):", "    if key is not None:",
+                 "        if ctx.dice.memo is not None or ctx.trace is not None:",
+                 f"            return {gen.k(fallback)}.fn(ctx, s, key)"] + spend_one(8)
+        if pad:
+            lines.append(f"        s = s + {gen.k(list(pad))}")
         lines += [_STATE.rstrip("\n")] + (["    hit = False"] if kids else [])
         for i, kid in enumerate(kids):
             lines.append(f"    if {gen.gen(kid.when)}:")
@@ -552,7 +541,15 @@ def rule(program, d, params: int, slow, pad=(), fallback=None):
             lines += [f"    if not ({gen.gen(d.when)}):",
                       f"        {give(gen, 'True') if isinstance(d, A.RequireDecl) else general(gen)}"]
         return lines + lower.lines(gen, d.value, "r", 4) + kept(4)
-    return _build(program, params, "rule", make, general, defaults=(None,) if remember else ())
+    return _build(program, params, "rule", make, general, defaults=(None,))
+
+
+def spend_one(indent: int) -> list:
+    """The lines of ``ctx.budget.spend(1)`` in generated code, without its call (one rule
+    worked out counts against the question's budget of work, E525)."""
+    at = " " * indent
+    return [f"{at}_b = ctx.budget", f"{at}_b.left -= 1", f"{at}if _b.left < 0:",
+            f"{at}    _b.spend(0)"]
 
 
 def _keep(ctx, key, value):

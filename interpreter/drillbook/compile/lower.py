@@ -102,8 +102,7 @@ def _loop(gen, e, into, indent):
     if exact and kind in ("the", "count", "exists"):    # what the index found: no loop
         return before + [f"{pad}{into} = " + {
             "count": f"len({source})", "exists": f"len({source}) > 0",
-            "the": f"{source}[0] if len({source}) == 1 else None if not {source} "
-                   f"else _the(list({source}), {gen.k(e.loc)}, {gen.k(arg.type_name)})"}[kind]]
+            "the": _only(gen, e, source, f"list({source})")}[kind]]
     start = {"count": "0", "exists": "False", "sum": "0", "every": "True", "some": "False",
              "first": "None", "the": "[]"}[kind]
     body = {"count": [f"{into} += 1"],
@@ -119,9 +118,14 @@ def _loop(gen, e, into, indent):
         inner += "    "
     out += [inner + b for b in body]
     if kind == "the":               # exactly one, or none; more stops, located (E614)
-        out.append(f"{pad}{into} = {into}[0] if len({into}) == 1 else None if not {into} "
-                   f"else _the({into}, {gen.k(e.loc)}, {gen.k(arg.type_name)})")
+        out.append(f"{pad}{into} = {_only(gen, e, into, into)}")
     return out
+
+
+def _only(gen, e, found, as_list):
+    """``the(...)`` of what a search found: its one thing, none, or E614 (more than one)."""
+    return (f"{found}[0] if len({found}) == 1 else None if not {found} "
+            f"else _the({as_list}, {gen.k(e.loc)}, {gen.k(e.args[0].type_name)})")
 
 
 def _indexed(gen, q, pad):

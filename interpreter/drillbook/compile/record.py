@@ -15,7 +15,7 @@ from __future__ import annotations
 from .. import ast as A
 from ..runtime import Trace
 from . import lower
-from .inline import _STATE, _UNSET, Inliner, _build, _function
+from .inline import _STATE, _UNSET, Inliner, _build, _function, spend_one
 
 
 class Recorder(Inliner):
@@ -64,10 +64,7 @@ def entry(program, d: A.Define, once, value):
         "        return value",
         "    if ctx.trace is None or ctx.dice.memo is not None:",
         f"        return {k(once)}.miss(ctx, args, key)",
-        "    budget = ctx.budget",
-        "    budget.left -= 1",
-        "    if budget.left < 0:",
-        "        budget.spend(0)",
+        *spend_one(4),
         "    node = _new(_Trace)",          # Trace(...) without a call of its __init__
         f"    node.kind, node.name, node.decl, node.value = {k('rule')}, {k(d.name)}, {k(d)}, None",
         f"    node.detail, node.children = {{{k('args')}: {{{named}}}}}, []",
