@@ -18,7 +18,7 @@ from common import ROOT, arguments
 
 SIDES = {
     "import lark (baseline)": "import lark",
-    "import attrs": "import attrs",
+    "import dataclasses": "import dataclasses",
     "import drillbook.cli": "import drillbook.cli",
     "import drillbook.evaluate": "import drillbook.evaluate",
     "import drillbook.explain": "import drillbook.explain, drillbook.describe",

@@ -6,7 +6,7 @@ them as ``path:line:col: error[CODE]: message``, the source line, a caret and a 
 """
 from __future__ import annotations
 
-import attrs
+from dataclasses import dataclass, field
 
 from .lines import split_lines
 
@@ -30,7 +30,7 @@ def source_line(path: str, line: int) -> str | None:
     return lines[line - 1] if line <= len(lines) else None
 
 
-@attrs.define(unsafe_hash=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Loc:
     """Where something stands in a source file (1-based line and column).  Never changed
     once made (compared and hashed by value), though not frozen: a parse makes one per
@@ -48,14 +48,14 @@ class Loc:
         return Loc, (self.path, self.line, self.col, self.end_line, self.end_col)
 
 
-@attrs.define
+@dataclass(slots=True)
 class Diagnostic:
     loc: Loc
     code: str
     message: str
     hint: str | None = None
     severity: str = "error"
-    notes: list[tuple[Loc, str]] = attrs.field(factory=list)
+    notes: list[tuple[Loc, str]] = field(default_factory=list)
 
     def render(self) -> str:
         out = [f"{self.loc}: {self.severity}[{self.code}]: {self.message}"]

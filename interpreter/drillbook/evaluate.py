@@ -8,7 +8,7 @@ from __future__ import annotations
 from functools import lru_cache
 from math import lcm
 
-import attrs
+from dataclasses import dataclass, field
 
 from . import ast as A
 from .check import check
@@ -25,7 +25,7 @@ MAX_OUTCOMES = 200_000     # replays (outcomes and choices); enumeration stops h
 FORESEEN = 50              # ... or as soon as it foresees this many times more (see below)
 
 
-@attrs.define
+@dataclass(slots=True)
 class Answer:
     question: str
     value: object
@@ -34,16 +34,16 @@ class Answer:
     dice: list
     state: State
     new_state: State | None = None
-    log: list = attrs.field(factory=list)
+    log: list = field(default_factory=list)
     model: object = None          # the rulebook asked (to cite the sections of effects)
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class ExampleResult:
     example: A.ExampleDecl
     passed: bool
     failures: list      # [(Loc, message)]
-    traces: list = attrs.field(factory=list)   # with trace=True: the root of each evaluation
+    traces: list = field(default_factory=list)   # with trace=True: the root of each evaluation
 
 
 class Rulebook:

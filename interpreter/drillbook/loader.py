@@ -9,7 +9,7 @@ import contextlib
 import os
 from contextvars import ContextVar
 
-import attrs
+from dataclasses import dataclass, field
 
 from . import ast as A
 from . import files
@@ -20,12 +20,12 @@ from .syntax import parse_file
 MAIN_FILE = "rulebook.drill"
 
 
-@attrs.define
+@dataclass(slots=True)
 class Loaded:
     """A rulebook's parsed files, main file first, in ``use`` order."""
     root: str
     main: A.SourceFile
-    files: list = attrs.field(factory=list)
+    files: list = field(default_factory=list)
 
     @property
     def sections(self):

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from itertools import islice
 
-import attrs
+from dataclasses import dataclass, field
 
 from .errors import DrillError, Loc, fail
 from .limits import Budget
 
 
-@attrs.frozen(eq=False)
+@dataclass(frozen=True, slots=True, eq=False)
 class Level:
     """A member of an enum or a level of a scale (Normal, Shaken, ...); one object per
     level, compared by identity."""
@@ -25,7 +25,7 @@ class Level:
         return self.name
 
 
-@attrs.frozen(eq=False)
+@dataclass(frozen=True, slots=True, eq=False)
 class Range:
     """Inclusive range of numbers; an empty range is printed 'No' (nothing succeeds)."""
     low: int
@@ -53,7 +53,7 @@ class Range:
 NEVER = Range(1, 0)
 
 
-@attrs.frozen(eq=False)
+@dataclass(frozen=True, slots=True, eq=False)
 class Entity:
     """One record of the game state, named by its id."""
     type: str
@@ -67,7 +67,7 @@ class Entity:
     # every evaluation that moves to a new state looks its entities up again by id.
 
 
-@attrs.define(eq=False)
+@dataclass(slots=True, eq=False)
 class CheckResult:
     """What a check produced: the natural roll, the modified total, the target, the result.
 
@@ -103,7 +103,7 @@ class CheckResult:
         raise KeyError(name)
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class Verdict:
     """The answer of a list of requirements: allowed, or refused with every violated one."""
     name: str
@@ -124,7 +124,7 @@ class Verdict:
         raise KeyError(name)
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class Effect:
     kind: str                 # set | add | remove
     entity: str
@@ -133,13 +133,13 @@ class Effect:
     loc: Loc
 
 
-@attrs.define(slots=False)
+@dataclass()
 class State:
     """The game state: entities by id, and the ids of each record type in file order."""
     entities: dict
     by_type: dict
-    bounds: dict = attrs.field(factory=dict)     # (type, field) -> (low, high)
-    indexes: dict = attrs.field(factory=dict, eq=False, repr=False)
+    bounds: dict = field(default_factory=dict)     # (type, field) -> (low, high)
+    indexes: dict = field(default_factory=dict, compare=False, repr=False)
 
     def of_type(self, name: str) -> tuple:
         """The entities of a type in file order, as a tuple built once per state."""

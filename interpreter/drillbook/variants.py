@@ -16,7 +16,7 @@ target differently are a clash.  The patched rulebook is then checked like any o
 from __future__ import annotations
 
 import os
-import attrs
+from dataclasses import dataclass, field
 
 from . import ast as A
 from .errors import Diagnostic, DrillError, Loc, did_you_mean, fail, source_line
@@ -37,7 +37,7 @@ def is_variant(path: str) -> bool:
     return False
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class Change:
     """One patch as applied, for ``drillbook diff`` and for clash detection."""
     kind: str            # replaced | dropped | added | cell | option

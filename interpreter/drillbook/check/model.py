@@ -4,14 +4,14 @@ The compile stage reads a ``Model`` and nothing else from the check stage.
 """
 from __future__ import annotations
 
-import attrs
+from dataclasses import dataclass, field
 
 from .. import ast as A
 from ..errors import Diagnostic
 from .types import Ty
 
 
-@attrs.define
+@dataclass(slots=True)
 class TableLayout:
     """A table as the checker understood it: keys per parameter and the cell for each key."""
     decl: A.TableDecl
@@ -22,31 +22,31 @@ class TableLayout:
     result: Ty
 
 
-@attrs.define(slots=False)
+@dataclass()
 class Model:
     path: str
     title: A.Label
     edition: str | None
     languages: list
     sections: list
-    decls: dict = attrs.field(factory=dict)        # name -> Decl (one namespace)
-    members: dict = attrs.field(factory=dict)      # member name -> (EnumDecl, index)
-    children: dict = attrs.field(factory=dict)     # rule name -> [ExceptionDecl]
-    items_of: dict = attrs.field(factory=dict)     # requirements name -> [RequireDecl]
-    root_of: dict = attrs.field(factory=dict)      # exception name -> Define
-    tables: dict = attrs.field(factory=dict)       # name -> TableLayout
-    markers: dict = attrs.field(factory=dict)      # mark -> [MarkerDecl], one per section
-    examples: list = attrs.field(factory=list)
-    warnings: list = attrs.field(factory=list)     # [Diagnostic]
-    record_types: dict = attrs.field(factory=dict)  # record name -> {field: Ty}
-    returns: dict = attrs.field(factory=dict)      # rule/table/check/modifiers name -> Ty
-    frame_size: dict = attrs.field(factory=dict)   # rule name -> number of local slots
-    rolls_dice: set = attrs.field(factory=set)     # rules, checks... that may read a die
-    searching: set = attrs.field(factory=set)      # rules that search the state or a list
+    decls: dict = field(default_factory=dict)        # name -> Decl (one namespace)
+    members: dict = field(default_factory=dict)      # member name -> (EnumDecl, index)
+    children: dict = field(default_factory=dict)     # rule name -> [ExceptionDecl]
+    items_of: dict = field(default_factory=dict)     # requirements name -> [RequireDecl]
+    root_of: dict = field(default_factory=dict)      # exception name -> Define
+    tables: dict = field(default_factory=dict)       # name -> TableLayout
+    markers: dict = field(default_factory=dict)      # mark -> [MarkerDecl], one per section
+    examples: list = field(default_factory=list)
+    warnings: list = field(default_factory=list)     # [Diagnostic]
+    record_types: dict = field(default_factory=dict)  # record name -> {field: Ty}
+    returns: dict = field(default_factory=dict)      # rule/table/check/modifiers name -> Ty
+    frame_size: dict = field(default_factory=dict)   # rule name -> number of local slots
+    rolls_dice: set = field(default_factory=set)     # rules, checks... that may read a die
+    searching: set = field(default_factory=set)      # rules that search the state or a list
     base: "Model | None" = None                      # for a variant: the model it patches
-    patches: list = attrs.field(factory=list)      # for a variant: what it changed
-    own_files: set = attrs.field(factory=set)      # for a variant: its own files
-    header_notes: list = attrs.field(factory=list)  # annotations of the rulebook header
+    patches: list = field(default_factory=list)      # for a variant: what it changed
+    own_files: set = field(default_factory=set)      # for a variant: its own files
+    header_notes: list = field(default_factory=list)  # annotations of the rulebook header
 
     def marker_for(self, mark: str, section: str | None):
         """The declaration a footnote marker has in a section: the one declared in that

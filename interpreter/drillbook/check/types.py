@@ -1,10 +1,10 @@
 """Check stage: the types of drillbook values, as the checker reasons about them."""
 from __future__ import annotations
 
-import attrs
+from dataclasses import dataclass
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class Ty:
     kind: str                 # int bool text range effects check none any enum record opt list
     name: str | None = None   # enum or record name
