@@ -9,6 +9,7 @@ Functions are built from compiled code objects with ``types.FunctionType``.
 """
 from __future__ import annotations
 
+import re
 import types
 
 from .. import ast as A
@@ -310,6 +311,7 @@ def _id(ent, loc, what):
     return ent.id
 
 
+_LOCAL = re.compile(r"^(_t\d+|_p\d+|_e)$")   # the locals generated code binds once
 HELPERS = {name: obj for name, obj in globals().items()
            if name.startswith("_") and callable(obj) and not name.startswith("__")}
 HELPERS["_Effect"] = Effect
@@ -348,6 +350,18 @@ class _Gen:
     def tmp(self) -> str:
         self.temps += 1
         return f"_t{self.temps}"
+
+    def hold(self, code: str) -> tuple[str, str]:
+        """A local name for ``code``'s value, and what evaluates ``code`` into it: a new
+        temporary bound with ``:=``, or, when ``code`` is a generated local already (a
+        temporary, a parameter's field read on entry, a search's thing), that local
+        itself, with nothing copied.  The temporary is numbered either way: the two passes
+        of ``inline._build`` must number theirs alike, and only the second reads a field
+        path from its slot."""
+        t = self.tmp()
+        if _LOCAL.match(code):
+            return code, code
+        return t, f"({t} := {code})"
 
     def gen(self, e) -> str:
         return getattr(self, "_" + type(e).__name__)(e)
@@ -420,8 +434,8 @@ class _Gen:
         elif self.plain or ftype.kind == "list":
             plain = f"_fld({sub}, {self.k(e.name)}, {self.k(e.loc)}, {what})"
         else:
-            t = self.tmp()
-            plain = (f"({t}.fields[{self.k(e.name)}] if ({t} := {sub}) is not None "
+            t, held = self.hold(sub)
+            plain = (f"({t}.fields[{self.k(e.name)}] if {held} is not None "
                      f"else _none({self.k(e.loc)}, {what}))")
         if ftype.kind == "list" and ftype.inner.kind == "record":
             return plain if e is self.want_ids else f"_things(ctx, {plain})"

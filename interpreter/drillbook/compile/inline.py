@@ -197,14 +197,14 @@ class Inliner(_Gen):
     def _number(self, code, loc):           # _num's test in line, its error in the helper
         if self.plain:
             return super()._number(code, loc)
-        t = self.tmp()
-        return f"({t} if ({t} := {code}).__class__ is int else _num({t}, {loc}))"
+        t, held = self.hold(code)
+        return f"({t} if {held}.__class__ is int else _num({t}, {loc}))"
 
     def _required(self, code, loc, what):   # _req's test in line, its error in the helper
         if self.plain:
             return super()._required(code, loc, what)
-        t = self.tmp()
-        return f"({t} if ({t} := {code}) is not None else _req({t}, {loc}, {what}))"
+        t, held = self.hold(code)
+        return f"({t} if {held} is not None else _req({t}, {loc}, {what}))"
 
     def _geometry(self, e):
         """``distance(a, b)`` and ``adjacent(a, b)`` of two hexes worked out in line (the
@@ -212,13 +212,14 @@ class Inliner(_Gen):
         through ``_distance``, which says what is wrong."""
         if self.plain or e.name not in ("distance", "adjacent"):
             return super()._geometry(e)
-        a, b, dq, dr = self.tmp(), self.tmp(), self.tmp(), self.tmp()
+        (a, held_a), (b, held_b) = self.hold(self.gen(e.args[0])), self.hold(self.gen(e.args[1]))
+        dq, dr = self.tmp(), self.tmp()
         self.consts["_Hex"] = Hex
         general = (f"_distance({self.k(self.p.board)}, {self.k(e.name)}, {self.k(e.loc)}, "
                    f"{a}, {b})")
         hexes = (f"((abs(({dq} := {a}.q - {b}.q)) + abs(({dr} := {a}.r - {b}.r)) "
                  f"+ abs({dq} + {dr})) // 2)")
-        code = (f"({hexes} if (({a} := {self.gen(e.args[0])}), ({b} := {self.gen(e.args[1])})) "
+        code = (f"({hexes} if ({held_a}, {held_b}) "
                 f"and {a}.__class__ is _Hex and {b}.__class__ is _Hex else {general})")
         return f"({code} == 1)" if e.name == "adjacent" else code
 
@@ -227,11 +228,11 @@ class Inliner(_Gen):
         missing cell goes through the table's own function, which reports it."""
         one = len(args) == 1
         cells = self.p.table_column(name) if one else self.p.table_cells(name)
-        keys = [self.tmp() for _ in args]
-        key = ", ".join(f"({t} := {a})" for t, a in zip(keys, args))
+        keys, held = zip(*map(self.hold, args))
+        key = ", ".join(held)
         t = self.tmp()
-        return (f"({t}[0] if ({t} := {self.k(cells)}.get({key if one else f'({key})'})) "
-                f"is not None else {self._call(name, keys)})")
+        return (f"({t}[0] if ({t} := {self.k(cells)}.get({key if one else f'({key},)'})) "
+                f"is not None else {self._call(name, list(keys))})")
 
     def _column(self, e):
         """``chart(t).hi`` as one lookup in the column's values by key, or None when ``e``
@@ -246,9 +247,9 @@ class Inliner(_Gen):
                 or lay.shape != "chart" or strip(e.type).kind in ("record", "list")):
             return None
         column = p.table_column(name, e.name)
-        key, t = self.tmp(), self.tmp()
+        (key, held), t = self.hold(self._args(call)[0]), self.tmp()
         row = f"{self._call(name, [key])}.fields[{self.k(e.name)}]"
-        return (f"({t} if ({t} := {self.k(column)}.get(({key} := {self._args(call)[0]}), _U)) "
+        return (f"({t} if ({t} := {self.k(column)}.get({held}, _U)) "
                 f"is not _U else {row})")
 
     def _small(self, name, d, args):
@@ -356,8 +357,8 @@ class Inliner(_Gen):
     def _thing_at(self, ids_code, index_code, loc):
         if self.plain:
             return super()._thing_at(ids_code, index_code, loc)
-        ids, at = self.tmp(), self.tmp()           # the lookup inlined; what goes wrong
-        return (f"(E.get({ids}[{at}]) if (({ids} := {ids_code}), ({at} := {index_code})) "
+        (ids, held_ids), (at, held_at) = self.hold(ids_code), self.hold(index_code)
+        return (f"(E.get({ids}[{at}]) if ({held_ids}, {held_at}) "
                 f"and {ids} is not None and {at} is not None and 0 <= {at} < len({ids}) "
                 f"else _thing_at(ctx, {ids}, {at}, {loc}))")       # is said by the helper
 
