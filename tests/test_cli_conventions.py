@@ -326,15 +326,16 @@ def test_every_schema_is_a_valid_json_schema_and_has_a_test():
 
 
 # ------------------------------------------------------------------ doubts and provenance
-def test_explain_lists_both_57_doubts_under_the_ruling():
+def test_explain_lists_the_57_doubts_under_the_ruling():
     res = run_cli(*ORDER_CHANGE)
     assert res.rc == 0, res.err
     out = res.out
     block = out.split("Doubts in the sources of this ruling:\n")[1].split("\n\n")[0]
     lines = block.splitlines()
-    assert len([l for l in lines if l.startswith("  - doubt (§5.7, ")]) == 2, block
+    assert len([l for l in lines if l.startswith("  - doubt (§5.7, ")]) == 3, block
     assert any("order_change_roll" in l and "read as 0 ('clamped')" in l for l in lines)
     assert any("order_change)" in l and "orientation (rows = current order)" in l for l in lines)
+    assert any("commander_near_enemy" in l and "'Leader'" in l for l in lines)   # a modifier's
     assert out.index("Doubts in the sources") < out.index("Rules cited:")
 
 
@@ -343,7 +344,8 @@ def test_ask_json_carries_the_doubts():
                   "d10=6", "--json")
     data = json.loads(res.out)
     assert {(d["kind"], d["section"], d["of"]) for d in data["doubts"]} == {
-        ("doubt", "5.7", "order_change_roll"), ("doubt", "5.7", "order_change")}
+        ("doubt", "5.7", "order_change_roll"), ("doubt", "5.7", "order_change"),
+        ("doubt", "5.7", "order_change_drm.commander_near_enemy")}
     assert all(re.fullmatch(r".+orders\.drill:\d+", d["at"]) for d in data["doubts"])
     assert data["variant_changes"] == []
 

@@ -140,7 +140,7 @@ async def test_hover_on_a_table_a_cell_a_modifier_and_a_level(client):
     table = await hover_text(client, ORDERS, where(text, "table initiative", offset=7))
     assert "**table** `initiative`" in table and "-> Range" in table
     assert "en: Continuation and Preemption Table" in table and "ru: Таблица Продления" in table
-    assert "§4.3" in table and "*source*: S1 and EN-PAC agree" in table
+    assert "§4.3" in table and "*source*: EN-PAC prints NA" in table
     cell = await hover_text(client, ORDERS, where(text, "| 0-3", offset=2))
     assert "row **Charge** · column **Continuation**" in cell and "§4.3" in cell
     assert "ru: Таблица Продления и Перехвата" in cell
