@@ -13,7 +13,7 @@ import json
 import shlex
 import sys
 
-from .errors import Diagnostic, DrillError, Loc, remember_source
+from .errors import Diagnostic, DrillError, Loc, a_or_an, remember_source
 
 CMDLINE = "<command line>"
 
@@ -519,7 +519,8 @@ def cmd_run(args, argv) -> int:
     from .explain import answer_json, event_log
     rb, ans = _ask(args, argv, trace=True)
     if str(ans.type) != "Effects":
-        raise _point(argv, f"'{args.question}' is a {ans.type}, not a procedure: use ask or explain")
+        raise _point(argv, f"'{args.question}' is {a_or_an(ans.type)}, not a procedure: "
+                     "use ask or explain")
     if args.json:
         out = answer_json(ans, rb.model)
         out["log"] = _log(ans, args.lang)

@@ -101,6 +101,18 @@ def fail(loc: Loc, code: str, message: str, hint: str | None = None,
     raise DrillError([Diagnostic(loc, code, message, hint, notes=list(notes or []))])
 
 
+_SOUNDS_LIKE_Y = ("uni", "use", "usu", "uti", "ure", "eu", "ewe", "one", "once")
+
+
+def a_or_an(noun) -> str:
+    """'an Order', 'a Unit': a noun of a message (a type, a record, an enum) with the
+    article its first sound takes ('u' as in Unit, 'eu' and 'one' take 'a')."""
+    noun = str(noun)
+    low = noun.lower()
+    vowel = low[:1] in ("a", "e", "i", "o", "u") and not low.startswith(_SOUNDS_LIKE_Y)
+    return ("an " if vowel else "a ") + noun
+
+
 def did_you_mean(name: str, candidates) -> str | None:
     """'did you mean ...?' for names like ``name``: close in spelling and, unless very close,
     starting with the same letter (so 'facing' does not suggest 'wing')."""

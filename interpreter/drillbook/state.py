@@ -16,7 +16,7 @@ import yaml
 
 from . import ast as A
 from .check.types import Ty, strip
-from .errors import Diagnostic, DrillError, Loc, did_you_mean, fail, remember_source
+from .errors import Diagnostic, DrillError, Loc, a_or_an, did_you_mean, fail, remember_source
 from .files import read_text
 from .geometry import parse_number
 from .limits import MAX_DEPTH, MAX_DIGITS, too_deep
@@ -237,7 +237,7 @@ class StateReader:
             for lv in levels:
                 if lv.name == text:
                     return lv
-            self.err(node, "E707", f"{where} must be a {t.name}, not '{text}'",
+            self.err(node, "E707", f"{where} must be {a_or_an(t.name)}, not '{text}'",
                      did_you_mean(text, [lv.name for lv in levels]) or
                      f"one of: {', '.join(lv.name for lv in levels)}")
             return None
@@ -247,9 +247,10 @@ class StateReader:
                          did_you_mean(text, raw))
                 return None
             if raw[text][0] != t.name:
-                self.err(node, "E707", f"{where} must be a {t.name}; '{text}' is a {raw[text][0]}")
+                self.err(node, "E707", f"{where} must be {a_or_an(t.name)}; "
+                         f"'{text}' is {a_or_an(raw[text][0])}")
             return text
-        self.err(node, "E707", f"{where}: a {t} cannot be written in a state file")
+        self.err(node, "E707", f"{where}: {a_or_an(t)} cannot be written in a state file")
         return None
 
 

@@ -6,7 +6,7 @@ the compile stage never looks a name up again.
 from __future__ import annotations
 
 from .. import ast as A
-from ..errors import Diagnostic, did_you_mean
+from ..errors import Diagnostic, a_or_an, did_you_mean
 from .geometry import SIGNATURES, type_geometry
 from .model import Model
 from .types import (ANY, BOOL, BUILTIN_TYPES, CHECK_FIELDS, EFFECTS, INT, NONE, RANGE,
@@ -277,7 +277,7 @@ class Typer:
         t = self.expr(e.args[0], scope)
         if t.kind not in ("verdict", "any"):
             return self.error(e.args[0].loc, "E301", f"violates() asks a verdict of requirements, "
-                              f"not a {t}")
+                              f"not {a_or_an(t)}")
         item = self.model.decls.get(e.args[1].name)
         listed = e.args[0].name if isinstance(e.args[0], A.Call) else None
         if not isinstance(item, A.RequireDecl) or (listed and item.list_name != listed):
@@ -408,7 +408,7 @@ class Typer:
         if items.kind != "list":
             return self.error(e.items.loc, "E306", f"'in' looks in a list, not in {items}")
         if join(t, items.inner) is None:
-            self.error(e.loc, "E308", f"cannot look for {t} in a {items}")
+            self.error(e.loc, "E308", f"cannot look for {t} in {a_or_an(items)}")
         return BOOL
 
     def _Index(self, e, scope):
@@ -493,7 +493,7 @@ class Typer:
     def _IsNone(self, e, scope):
         t = self.expr(e.value, scope)
         if t.kind not in ("opt", "any", "none", "union"):   # a chart's word column may say —
-            self.error(e.loc, "E309", f"this is a {t}, which is never none",
+            self.error(e.loc, "E309", f"this is {a_or_an(t)}, which is never none",
                        "only optional fields (Type?) can be none")
         return BOOL
 

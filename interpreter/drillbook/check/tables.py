@@ -6,7 +6,7 @@ ranges of numbers) and says which row, column or cell is missing or doubled.
 from __future__ import annotations
 
 from .. import ast as A
-from ..errors import Diagnostic, did_you_mean
+from ..errors import Diagnostic, a_or_an, did_you_mean
 from ..limits import MAX_FACES, MAX_RANGE
 from .model import Model, TableLayout
 from .types import BOOL, INT, RANGE, TEXT, Ty, strip
@@ -150,7 +150,7 @@ class TableChecker:
             names = [m.name for m in enum.members]
             if cell.value in names:
                 return ("member", t.name, names.index(cell.value))
-            self.error(cell.loc, "E408", f"{where}: '{cell.value}' is not a {t.name}",
+            self.error(cell.loc, "E408", f"{where}: '{cell.value}' is not {a_or_an(t.name)}",
                        did_you_mean(cell.value, names) or f"one of: {', '.join(names)}")
             return ("na",)
         if t.kind == "list" and t.inner.kind == "enum" and cell.kind in ("name", "set"):
@@ -159,7 +159,7 @@ class TableChecker:
             picked = []
             for word in (cell.value if cell.kind == "set" else [cell.value]):
                 if word not in names:
-                    self.error(cell.loc, "E408", f"{where}: '{word}' is not a {t.inner.name}",
+                    self.error(cell.loc, "E408", f"{where}: '{word}' is not {a_or_an(t.inner.name)}",
                                did_you_mean(word, names) or f"one of: {', '.join(names)}")
                     return ("na",)
                 picked.append(names.index(word))
