@@ -5,6 +5,8 @@ parser state matches one of them gets that example's message and hint.
 """
 from __future__ import annotations
 
+import re
+
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from ..errors import Loc
@@ -56,6 +58,26 @@ def _literal(name: str) -> str:
         if term.name == name:
             return f"'{term.pattern.value}'" if term.pattern.type == "str" else name.lower()
     return name.lower()
+
+
+def _two_names(text: str, tok, expected):
+    """Two names in a row where a search was expected ('Make Ready'): a name is one word.
+    (start column, end column, message, hint), or None."""
+    from . import _parser
+    where = {t.name for t in _parser()[0].terminals
+             if t.pattern.type == "str" and t.pattern.value == "where"}
+    if not where & set(expected):
+        return None
+    lines = split_lines(text)
+    if not 1 <= tok.line <= len(lines):
+        return None
+    before = re.search(r"\b([A-Za-z_]\w*) +([A-Za-z_]\w*) *$", lines[tok.line - 1][:tok.column - 1])
+    if before is None:
+        return None
+    a, b = before.groups()
+    return (before.start() + 1, before.start(2) + len(b) + 1,
+            f"two names in a row: '{a} {b}'",
+            f"a name is one word ({a}{b}); a search is written '{a} {b} where ...'")
 
 
 def _match_mistake(e: UnexpectedInput):
@@ -141,6 +163,10 @@ def explain_unexpected(e: UnexpectedInput, text: str, path: str):
                       tok.end_column or tok.column + len(str(tok)))
         if mistake is None and str(tok) == "=" and _in_condition(text, tok.line, tok.column):
             mistake = _MISTAKES[0]
+        two = None if mistake or tok.type == "$END" else _two_names(text, tok, e.expected)
+        if two is not None:
+            start, end, message, hint = two
+            return Loc(path, tok.line, start, tok.line, end), message, hint
         if mistake:
             return loc, mistake[0], mistake[1] or _describe(e.expected)
         shown = {"_NL": "unexpected end of line", "_INDENT": "unexpected indented line",
