@@ -482,17 +482,14 @@ class _Gen:
             return f"_ents(ctx, {self.k(q.type_name)}, {self.k(q.loc)})"
         self.plain += 1          # the keys are part of the comprehension's iterable
         pairs = ", ".join(f"({self.k(tuple(f for f, _ in alt))}, ("
-                          + "".join(f"{self._key_value(v)}, " for _, v in alt) + "))"
+                          + "".join(f"{self._key_code(v)[0]}, " for _, v in alt) + "))"
                           for alt in keys)
         self.plain -= 1
         return f"_candidates(ctx, {self.k(q.type_name)}, ({pairs},), {self.k(q.loc)})"
 
-    def _key_value(self, v) -> str:
-        """A value an index is looked up by: a thing by its id, as the state holds it."""
-        return self._key_code(v)[0]
-
     def _key_code(self, v) -> tuple[str, bool]:
-        """``_key_value``, and whether it is never none when it names a thing."""
+        """A value an index is looked up by (a thing by its id, as the state holds it), and
+        whether it is never none when it names a thing."""
         code = self.gen(v)
         kind = strip(v.type).kind if v.type is not None else "any"
         if kind == "record":
