@@ -33,7 +33,7 @@ def _traces(path, step_by_step, monkeypatch):
     if step_by_step:             # the functions of __init__.py, which record every step
         monkeypatch.setattr(record, "rule_value", lambda program, d, params, slow: slow)
         monkeypatch.setattr(record, "entry", lambda program, d, once, value: once)
-        monkeypatch.setattr(record, "modifier_items", lambda program, m, slow: slow)
+        monkeypatch.setattr(record, "modifier_items", lambda program, m, slow, traced=True: slow)
     rb = Rulebook.open(str(path))
     out = []
     for ex, state, options, rolls, exp in expectations(rb):
@@ -68,3 +68,72 @@ def test_a_rule_asked_twice_is_shown_as_above():
     first, again = ctx.trace.children
     assert (first.kind, first.name, again.kind, again.name) == ("rule", "near_enemy") * 2
     assert first.children and not again.children and again.value == first.value
+
+
+TINY = """rulebook "Trace log" edition "1" languages en
+
+section 1 "Units"
+  record Unit
+    hits: 0..5 = 0
+    partner: Unit? = none
+  define double(u: Unit) -> Int "twice the hits" = u.hits * 2
+  define both(u: Unit) -> Int "double, twice" = double(u) + double(u)
+  define hurt(u: Unit) -> Effects "one more hit" = set u.hits to u.hits + 1
+  define partner_hits(u: Unit) -> Int "the partner's hits" = double(u) + u.partner.hits
+  define hurt_more_than(n: Int) -> Int "how many have more hits than n"
+    = count(Unit u where double(u) > n)
+"""
+
+
+def _tiny(tmp_path, question):
+    (tmp_path / "rulebook.drill").write_text(TINY, encoding="utf-8")
+    (tmp_path / "state.yaml").write_text("Unit:\n  a: {hits: 1}\n", encoding="utf-8")
+    rb = Rulebook.open(str(tmp_path))
+    state = rb.state(str(tmp_path / "state.yaml"))
+    fn, _, size, _ = rb.question(question, state)
+    ctx = Ctx(state, Dice(), frozenset(), True)
+    try:
+        value = fn(ctx, [None] * size)
+    except DrillError as e:
+        value = e
+    return value, ctx.trace
+
+
+def _shape(node):
+    return [(c.kind, c.name, c.value, _shape(c)) for c in node.children]
+
+
+def test_an_inlined_rule_asked_twice_is_shown_as_above(tmp_path):
+    """double(u) is worked out in line in both's traced body, twice; the trace shows the
+    second time as above (no steps of its own), as it shows a rule it remembers."""
+    value, trace = _tiny(tmp_path, "both(a)")
+    assert value == 4
+    assert _shape(trace) == [("rule", "both", 4, [("rule", "double", 2, []),
+                                                  ("rule", "double", 2, [])])]
+    first, again = trace.children[0].children
+    assert again.detail is first.detail and again.detail["args"]["u"].id == "a"
+
+
+def test_a_rule_after_effects_is_worked_out_again(tmp_path):
+    """On the state the effects leave, the same rule with the same arguments is a new
+    question: shown in full, with its new value, not "as above"."""
+    value, trace = _tiny(tmp_path, "hurt_more_than(3) == 0 and "
+                                   "(after hurt(a): hurt_more_than(3) == 1)")
+    assert value is True
+    rules = [n for n in _walk(trace) if n.kind == "rule" and n.name == "hurt_more_than"]
+    assert [(r.value, _shape(r)) for r in rules] == [(0, [("rule", "double", 2, [])]),
+                                                     (1, [("rule", "double", 4, [])])]
+
+
+def test_a_step_an_error_stopped_ends_where_the_log_ends(tmp_path):
+    """The steps begun before the error stay in the trace; the one the error stopped has
+    no value, as it stood when evaluation stopped."""
+    value, trace = _tiny(tmp_path, "partner_hits(a)")
+    assert isinstance(value, DrillError) and value.diagnostics[0].code == "E604"
+    assert _shape(trace) == [("rule", "partner_hits", None, [("rule", "double", 2, [])])]
+
+
+def _walk(node):
+    for c in node.children:
+        yield c
+        yield from _walk(c)

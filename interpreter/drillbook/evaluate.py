@@ -19,7 +19,8 @@ from .errors import Diagnostic, DrillError, Loc, did_you_mean, fail, source_line
 from .limits import MAX_ODDS_WORK, MAX_WORK, Budget
 from .loader import load
 from .runtime import (CheckResult, Ctx, Dice, Effect, NeedChoice, NeedRoll, ReusedDice, State,
-                      Trace, show, show_effects, too_many_outcomes)
+                      show, show_effects, too_many_outcomes)
+from .steps import Logged
 
 MAX_OUTCOMES = 200_000     # replays (outcomes and choices); enumeration stops here rather than run for ever
 FORESEEN = 50              # ... or as soon as it foresees this many times more (see below)
@@ -164,8 +165,8 @@ class Rulebook:
             dice.reset(rolls)
             ctx.budget.left = MAX_WORK          # each evaluation has its own budget of work
             if trace:
-                ctx.trace = evaluate.trace = Trace("root", "")
-                ctx.stack = [ctx.trace]
+                ctx.trace = evaluate.trace = Logged("root", "")
+                ctx.log = ctx.trace.log
             return fn(ctx, args)
         evaluate.trace = None
         return evaluate

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from .errors import DrillError, Loc, fail
 from .limits import Budget
+from .steps import CLOSE, Logged, Trace
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -553,41 +554,30 @@ class ReusedDice(Dice):
         return Dice.roll(self, die, low, high, loc)
 
 
-class Trace:
-    """One step of an evaluation: a rule, table, modifier list, check or roll consulted.
-    (A plain rule's traced entry, compile/record.py, sets these slots itself.)"""
-    __slots__ = ("kind", "name", "decl", "value", "detail", "children")
-
-    def __init__(self, kind, name, decl=None, value=None, detail=None):
-        self.kind, self.name, self.decl, self.value = kind, name, decl, value
-        self.detail = {} if detail is None else detail
-        self.children = []
-
-
 class Ctx:
     """Everything an evaluation reads: the state, the dice, the options, and the trace."""
-    trace = None                  # the root of the trace, when asked for
-    stack = None
+    trace = None                  # the root of the trace (steps.Logged), when asked for
+    log = None                    # what traced evaluation records (steps.py), when asked
     diced = False                 # when enumerating: something remembered here read dice
 
     def __init__(self, state: State, dice: Dice, options: frozenset, trace: bool = False,
                  budget: Budget | None = None):
         self.rolled = {}          # (rule, args) -> value: each rule is worked out once
-        self.shown = {}           # (rule, args) -> its trace node, when traced
+        self.shown = {}           # (rule, args) -> the record its step starts at, traced
         self.budget = Budget() if budget is None else budget   # shared by sub-contexts
         self.state = state
         self.dice = dice
         self.options = options
         if trace:
-            self.trace = Trace("root", "")
-            self.stack = [self.trace]
+            self.trace = Logged("root", "")
+            self.log = self.trace.log
 
     def enter(self, node: Trace):
-        self.stack[-1].children.append(node)
-        self.stack.append(node)
+        """A step starts: the steps recorded until ``leave`` are its children."""
+        self.log.append(node)
 
     def leave(self):
-        self.stack.pop()
+        self.log.append(CLOSE)
 
 
 def show(v, lang: str | None = None) -> str:

@@ -10,8 +10,8 @@ from typing import Callable, NamedTuple
 
 from .. import ast as A
 from ..errors import Diagnostic, DrillError
-from ..runtime import (NEVER, CheckResult, Ctx, Entity, Level, Range, Trace,
-                       Verdict, show)
+from ..runtime import (NEVER, CheckResult, Ctx, Entity, Level, Range, Verdict, show)
+from ..steps import ABOVE, END, LEAF, Logged, RuleStep, Trace
 from ..check.geometry import board_of
 from ..geometry import Board
 from . import inline, record
@@ -24,7 +24,7 @@ _EMPTY = object()        # "this rule or exception does not apply"
 class _Entry(NamedTuple):
     """The ways into a rule besides its general function, for ``_once_per_question``."""
     untraced: Callable               # fn(ctx, args): the rule worked out without a trace
-    recorded: Callable | None = None     # fn(ctx, args) -> its trace node (a plain rule)
+    recorded: Callable | None = None     # fn(ctx, args): worked out traced (a plain rule)
     body: Callable | None = None         # fn() -> its traced body (record.rule_value)
     first: _Ref | None = None            # its generated first call, see inline.rule
 
@@ -72,6 +72,7 @@ class Program:
         self.entries: dict[str, _Entry] = {}      # name -> its ways in, see _define
         self.traced: dict[str, _Ref] = {}         # name -> its traced entry (record.py)
         self._small = None
+        self._steps: dict[str, RuleStep] = {}    # see rule_step
         for name, d in model.decls.items():
             build = {A.Define: self._define, A.TableDecl: self._table,
                      A.ModifiersDecl: self._modifiers, A.CheckDecl: self._check,
@@ -175,6 +176,14 @@ class Program:
     def compile_expr(self, e: A.Expr):
         return self.exprs.expr(e)
 
+    def rule_step(self, name) -> RuleStep:
+        """What the trace records of a plain rule's step stand for (steps.py), one per rule."""
+        step = self._steps.get(name)
+        if step is None:
+            d = self.model.decls[name]
+            step = self._steps[name] = RuleStep(name, d, [p.name for p in d.params or []])
+        return step
+
     def trace_roll(self, die, face):
         return Trace("roll", die, value=face)
 
@@ -204,7 +213,7 @@ class Program:
                 self, d, len(params), lambda ctx, args: slow(ctx, args + pad if pad else args),
                 pad, first)
             value = None
-            named = _named(params)
+            step = self.rule_step(name)
 
             def body():
                 nonlocal value
@@ -214,15 +223,11 @@ class Program:
 
             def recorded(ctx, args):
                 traced = value or body()
-                node = Trace("rule", name, d, None, {"args": named(args)})
-                stack = ctx.stack
-                stack[-1].children.append(node)
-                stack.append(node)
-                try:
-                    node.value = traced(ctx, args + pad if pad else args)
-                finally:
-                    stack.pop()
-                return node
+                log = ctx.log
+                log.append((step, args))
+                v = traced(ctx, args + pad if pad else args)
+                log.append((END, v))
+                return v
             self.entries[name] = _Entry(untraced if not pad
                                         else lambda ctx, args: untraced(ctx, args + pad),
                                         recorded, body, first)
@@ -230,7 +235,7 @@ class Program:
             def plain(ctx, args):
                 if ctx.trace is None:
                     return untraced(ctx, args + pad if pad else args)
-                return recorded(ctx, args).value
+                return recorded(ctx, args)
             return plain
 
         def general(ctx, args):
@@ -362,10 +367,10 @@ class Program:
                     s = [state.entities.get(a.id) if isinstance(a, Entity) else a
                          for a in args] + pad
                     step_node = None
-                    if node is not None:
-                        step_node = Trace("step", st.name, st)
-                        sub.trace, sub.stack = step_node, [step_node]
-                        node.children.append(step_node)
+                    if node is not None:      # a step's own evaluation, in its own log
+                        step_node = Logged("step", st.name, st)
+                        sub.trace, sub.log = step_node, step_node.log
+                        ctx.log.append((LEAF, step_node))
                     holds = when is None or when(sub, s)
                     before, effects, stops = state, (), False
                     if st.stop:
@@ -451,7 +456,7 @@ class Program:
                 detail = {"keys": list(args), "cell": hit[1], "footnotes": hit[3]}
                 if isinstance(hit[2], str):
                     detail["row"] = hit[2]
-                ctx.stack[-1].children.append(Trace("table", name, t, hit[0], detail))
+                ctx.log.append((LEAF, Trace("table", name, t, hit[0], detail)))
             return hit[0]
         return lookup
 
@@ -514,17 +519,19 @@ class Program:
                     applied.append(v)
                 worked.append((item, on, v))
             return applied
-        each = None
+        each = fast = None
 
         def total(ctx, args):
-            nonlocal each
-            if each is None:            # generated when first called
-                each = record.modifier_items(self, m, slow)
+            nonlocal each, fast
             s = args + pad if pad else args
             node = None
             if ctx.trace is None:
-                applied = each(ctx, s, [])
+                if fast is None:        # generated when first called
+                    fast = record.modifier_items(self, m, slow, traced=False)
+                applied = fast(ctx, s, [])
             else:
+                if each is None:
+                    each = record.modifier_items(self, m, slow)
                 node = Trace("modifiers", name, m, detail={"items": []})
                 ctx.enter(node)
                 try:
@@ -600,7 +607,7 @@ class Program:
                     for _ in range(count):
                         face = ctx.dice.roll(die.name, low, high, loc)
                         if node is not None:
-                            node.children.append(Trace("roll", die.name, value=face))
+                            ctx.log.append((LEAF, Trace("roll", die.name, value=face)))
                         natural += face
                     mod = modifier(ctx, s)
                     total = natural + mod
@@ -622,7 +629,7 @@ def _once_per_question(name, fn, dice_free=False, recorded=None, untraced=None):
     another twice per level costs one call per level, not 2^levels.  Each rule worked out
     counts against the question's budget of work (E525).  Traced, a rule asked again shows
     its answer without the steps that led to it ("as above").  Given, ``recorded(ctx,
-    args)`` works the rule out traced and returns its node, and ``untraced(ctx, args)``
+    args)`` works the rule out traced, recording its step, and ``untraced(ctx, args)``
     works it out untraced."""
     missing = object()
     untraced = untraced or fn
@@ -637,14 +644,10 @@ def _once_per_question(name, fn, dice_free=False, recorded=None, untraced=None):
             value = ctx.rolled[key] = ctx.dice.remembered(ctx, key, fn, args, dice_free)
         elif ctx.trace is None:
             value = ctx.rolled[key] = untraced(ctx, args)
-        elif recorded is not None:
-            node = ctx.shown[key] = recorded(ctx, args)
-            value = ctx.rolled[key] = node.value
-        else:
-            kids = ctx.stack[-1].children
-            n = len(kids)
-            value = ctx.rolled[key] = fn(ctx, args)
-            ctx.shown[key] = kids[n] if len(kids) > n else None
+        else:                           # its step starts at the log's record n
+            n = len(ctx.log)
+            value = ctx.rolled[key] = (recorded or fn)(ctx, args)
+            ctx.shown[key] = n if len(ctx.log) > n else None
         return value
 
     def once(ctx, args):
@@ -656,25 +659,14 @@ def _once_per_question(name, fn, dice_free=False, recorded=None, untraced=None):
             return fn(ctx, args)
         if value is missing:
             return miss(ctx, args, key)
-        if ctx.trace is not None and ctx.shown.get(key) is not None:
-            node = ctx.shown[key]
-            ctx.stack[-1].children.append(Trace(node.kind, node.name, node.decl, node.value,
-                                                node.detail))
+        if ctx.trace is not None:
+            at = ctx.shown.get(key)
+            if at is not None:
+                ctx.log.append((ABOVE, at))
         return value
     once.miss = miss            # what generated code calls when it finds nothing remembered
     # (Program._compile puts the rule's generated first call there, see inline.rule)
     return once
-
-
-def _named(params):
-    """``fn(args) -> {parameter: argument}``, as a trace shows a rule's arguments."""
-    if len(params) == 1:
-        p0, = params
-        return lambda args: {p0: args[0]}
-    if len(params) == 2:
-        p0, p1 = params
-        return lambda args: {p0: args[0], p1: args[1]}
-    return lambda args: dict(zip(params, args))
 
 
 def _judge(name, natural, mod, total, op, goal):

@@ -19,6 +19,7 @@ from ..errors import fail
 from ..geometry import MAX_RING, Hex, bearing
 from ..limits import MAX_INT, MAX_RANGE, check_span, too_big
 from ..runtime import Ctx, Effect, Entity, Range, show
+from ..steps import LEAF, SCOPE
 
 
 # ------------------------------------------------------------------ run-time helpers
@@ -122,7 +123,7 @@ def _roll(ctx, die, low, high, count, loc, tracer):
     for _ in range(count):
         face = ctx.dice.roll(die, low, high, loc)
         if ctx.trace is not None:
-            ctx.stack[-1].children.append(tracer(die, face))
+            ctx.log.append((LEAF, tracer(die, face)))
         total += face
     return total
 
@@ -130,23 +131,36 @@ def _roll(ctx, die, low, high, count, loc, tracer):
 def _choose(ctx, name, options, loc, tracer):
     value = ctx.dice.choose(name, options, loc)
     if ctx.trace is not None:
-        ctx.stack[-1].children.append(tracer(name, value, options))
+        ctx.log.append((LEAF, tracer(name, value, options)))
     return value
 
 
 def _moved_on(ctx, s, effects):
     """The context and local slots of the state ``effects`` leave (things looked up again
-    by id; a thing the effects removed is none there)."""
+    by id; a thing the effects removed is none there).  Traced, its steps go on in the
+    same log, as another evaluation's (see ``_back``)."""
     new_state, _ = ctx.state.apply(effects)
     sub = Ctx(new_state, ctx.dice, ctx.options, budget=ctx.budget)
-    sub.trace, sub.stack = ctx.trace, ctx.stack
+    if ctx.log is not None:
+        sub.trace, sub.log = ctx.trace, ctx.log
+        ctx.log.append((SCOPE, sub, ctx))
     fresh = [new_state.entities.get(v.id) if isinstance(v, Entity) else v for v in s]
     return sub, fresh
 
 
+def _back(ctx, sub):
+    """Traced, the steps from here on are ``ctx``'s again, not those of ``sub`` (the
+    context ``_moved_on`` made from it)."""
+    if ctx.log is not None and sub is not ctx:
+        ctx.log.append((SCOPE, ctx, sub))
+
+
 def _after(ctx, s, effects, then):
     sub, fresh = _moved_on(ctx, s, effects)
-    return then(sub, fresh)
+    try:
+        return then(sub, fresh)
+    finally:
+        _back(ctx, sub)
 
 
 def _then(ctx, s, first, rest):
@@ -154,7 +168,10 @@ def _then(ctx, s, first, rest):
     if not first:
         return rest(ctx, s)
     sub, fresh = _moved_on(ctx, s, first)
-    return tuple(first) + tuple(rest(sub, fresh))
+    try:
+        return tuple(first) + tuple(rest(sub, fresh))
+    finally:
+        _back(ctx, sub)
 
 
 def _let(s, slot, value):
@@ -164,19 +181,22 @@ def _let(s, slot, value):
 
 def _for_each(ctx, s, slot, things, body):
     """The body's effects for each thing in turn, each on the state the ones before left."""
-    out = ()
+    out, start = (), ctx
     things = list(things)
     ctx.budget.spend(len(things))
-    for thing in things:
-        if isinstance(thing, Entity):
-            thing = ctx.state.entities.get(thing.id)
-            if thing is None:            # an earlier body removed it
-                continue
-        s[slot] = thing
-        effects = tuple(body(ctx, s))
-        if effects:
-            out += effects
-            ctx, s = _moved_on(ctx, s, effects)
+    try:
+        for thing in things:
+            if isinstance(thing, Entity):
+                thing = ctx.state.entities.get(thing.id)
+                if thing is None:            # an earlier body removed it
+                    continue
+            s[slot] = thing
+            effects = tuple(body(ctx, s))
+            if effects:
+                out += effects
+                ctx, s = _moved_on(ctx, s, effects)
+    finally:
+        _back(start, ctx)
     return out
 
 

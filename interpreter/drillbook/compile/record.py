@@ -6,26 +6,55 @@ call stays a call here: nothing is inlined.  The rest is the fast path's code (`
 searches and loops as ``for`` statements (``lower.py``), field paths read once, parameters
 checked for none once on entry.  A none parameter hands the question to the general
 function of ``codegen.py``, which stops where the rule first reads it, located.  A plain
-rule's step (its node, its arguments, its value, "as above" when asked again) is recorded
-by its traced entry (``entry``); the steps of everything else by the wrappers of
-``__init__.py``.
+rule's step (its arguments, its value, "as above" when asked again) is recorded in the
+log (``steps.py``) by its traced entry (``entry``); the steps of everything else by the
+wrappers of ``__init__.py``.
 """
 from __future__ import annotations
 
 from .. import ast as A
-from ..runtime import Trace
+from ..steps import ABOVE, END
 from . import lower
-from .inline import _STATE, _UNSET, Inliner, _build, _function, spend_one
+from .inline import _STATE, _UNSET, MAX_DEPTH, Inliner, _build, _function, spend_one
+
+
+_LOG = "    _L = ctx.log.append"      # what a step is recorded by (steps.py)
 
 
 class Recorder(Inliner):
-    """Generates code for traced evaluation: the fast path's, with every call kept (a
-    plain rule called through its traced entry, see ``entry``)."""
+    """Generates code for traced evaluation: the fast path's, with a plain rule's step
+    recorded where it is inlined (``_Call``) and every other call kept (a plain rule too
+    deep to inline called through its traced entry, see ``entry``)."""
+
+    def __init__(self, program, params: int = 0, counts=None):
+        super().__init__(program, params, counts)
+        self.consts["_END"] = END
 
     def _Call(self, e):
         if e.ref[0] == "builtin":
             return super()._Call(e)
-        return self._call(e.ref[1], self._args(e))
+        name, args = e.ref[1], self._args(e)
+        d = self.p.model.decls.get(name)
+        if self.depth >= MAX_DEPTH or not self._plain_rule(name, d, args):
+            return self._call(name, args)
+        # the rule's step in line: it starts (its arguments), its value is worked out,
+        # it ends (its value), each a record of the log; "as above" when asked again is
+        # read from the log (steps.py), as nothing here is remembered
+        bound, names = self._bound(args)
+        with self._inside(names):
+            body = self.gen(d.value)
+        v, step = self.tmp(), self.k(self.p.rule_step(name))
+        listed = ", ".join(names) + ("," if len(names) == 1 else "")
+        code = f"(_L(({step}, ({listed}))), ({v} := {body}), _L((_END, {v})))[1]"
+        return f"(({', '.join(bound)},) and {code})" if bound else code
+
+    def _plain_rule(self, name, d, args) -> bool:
+        """Whether a call can be inlined traced: a rule without exceptions or condition
+        that reads no dice, searches nothing and needs no slots beyond its parameters."""
+        m = self.p.model
+        return (type(d) is A.Define and d.value is not None and d.when is None
+                and not m.children.get(name) and name not in m.searching
+                and name not in m.rolls_dice and m.frame_size.get(name, 0) <= len(args))
 
     def _column(self, e):           # a table's row is looked up by its call, recorded
         return None
@@ -43,11 +72,9 @@ def entry(program, d: A.Define, once, value):
     step recorded in line and ``value(ctx, s)`` (``rule_value``) working it out.  Asked
     again in the question, the rule shows its answer "as above"; untraced, enumerating,
     or given an argument a dictionary cannot hold, it is ``once`` itself."""
-    params = [p.name for p in d.params or []]
     pad = program._padding(d.name, d.params)
     gen = Recorder(program)
     k = gen.k
-    named = ", ".join(f"{k(p)}: args[{i}]" for i, p in enumerate(params))
     slots = f"args + {k(pad)}" if pad else "args"
     src = "\n".join([
         "def f(ctx, args):",
@@ -57,28 +84,21 @@ def entry(program, d: A.Define, once, value):
         "    except TypeError:",
         f"        return {k(once)}(ctx, args)",
         "    if value is not _U:",
-        "        node = ctx.shown.get(key)",
-        "        if node is not None:",
-        "            ctx.stack[-1].children.append(_Trace(node.kind, node.name, node.decl, "
-        "node.value, node.detail))",
+        "        at = ctx.shown.get(key)",
+        "        if at is not None:",
+        "            ctx.log.append((_ABOVE, at))",
         "        return value",
         "    if ctx.trace is None or ctx.dice.memo is not None:",
         f"        return {k(once)}.miss(ctx, args, key)",
         *spend_one(4),
-        "    node = _new(_Trace)",          # Trace(...) without a call of its __init__
-        f"    node.kind, node.name, node.decl, node.value = {k('rule')}, {k(d.name)}, {k(d)}, None",
-        f"    node.detail, node.children = {{{k('args')}: {{{named}}}}}, []",
-        "    stack = ctx.stack",
-        "    stack[-1].children.append(node)",
-        "    stack.append(node)",
-        "    try:",
-        f"        value = node.value = {k(value)}(ctx, {slots})",
-        "    finally:",
-        "        stack.pop()",
+        "    log = ctx.log",
+        "    ctx.shown[key] = len(log)",
+        f"    log.append(({k(program.rule_step(d.name))}, args))",
+        f"    value = {k(value)}(ctx, {slots})",
+        "    log.append((_END, value))",
         "    ctx.rolled[key] = value",
-        "    ctx.shown[key] = node",
         "    return value", ""])
-    gen.consts.update(_Trace=Trace, _U=_UNSET, _new=object.__new__)
+    gen.consts.update(_U=_UNSET, _ABOVE=ABOVE, _END=END)
     return _function(src, gen.consts, "traced entry")
 
 
@@ -86,21 +106,23 @@ def rule_value(program, d: A.Define, params: int, slow):
     """``fn(ctx, s)``: the value of a rule without exceptions or condition, traced (the
     caller records the rule's step); ``slow(ctx, s)`` for a parameter that is none."""
     def make(gen):
-        return (["def f(ctx, s):", _STATE.rstrip("\n")] + lower.lines(gen, d.value, "r", 4)
+        return (["def f(ctx, s):", _STATE.rstrip("\n"), _LOG] + lower.lines(gen, d.value, "r", 4)
                 + ["    return r"])
     return _build(program, params, "traced rule", make,
                   lambda gen: f"return {gen.k(slow)}(ctx, s)", Recorder)
 
 
-def modifier_items(program, m: A.ModifiersDecl, slow):
+def modifier_items(program, m: A.ModifiersDecl, slow, traced: bool = True):
     """``fn(ctx, s, items) -> applied``: each modifier of the list worked out in order,
     ``(modifier, applies, value)`` appended to ``items`` (the trace's) as it is, and the
     values of those that apply returned; ``slow(ctx, s, items)`` for a parameter that is
-    none."""
+    none.  Not ``traced``, the same without a step recorded, what it calls inlined as
+    the fast path inlines it (a list that takes the largest, or has a cap)."""
     n = len(m.params or [])
 
     def make(gen):
-        lines = ["def f(ctx, s, items):", _STATE.rstrip("\n"), "    applied = []"]
+        lines = ["def f(ctx, s, items):", _STATE.rstrip("\n")] + ([_LOG] if traced else [])
+        lines.append("    applied = []")
         for item in m.items:
             k = gen.k(item)
             if item.when is None:
@@ -112,5 +134,6 @@ def modifier_items(program, m: A.ModifiersDecl, slow):
                           + ["        applied.append(v)", "    else:", "        v = None",
                              f"    items.append(({k}, on, v))"])
         return lines + ["    return applied"]
-    return _build(program, n, "traced modifiers", make,
-                  lambda gen: f"return {gen.k(slow)}(ctx, s, items)", Recorder)
+    return _build(program, n, "traced modifiers" if traced else "modifiers", make,
+                  lambda gen: f"return {gen.k(slow)}(ctx, s, items)",
+                  Recorder if traced else Inliner)
