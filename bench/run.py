@@ -114,6 +114,17 @@ def order_change(n: int, count: int):
         return [ev(state, [state.entities["w"], desired], rolls).passed
                 for state, desired, rolls, *_ in prepared]
 
+    def read(node):                    # every step of the tree, as explain reads it
+        for c in node.children:
+            read(c)
+
+    def traced_and_read():             # trace on, and each question's tree of steps read
+        ev, out = lean[True], []
+        for state, desired, rolls, *_ in prepared:
+            out.append(ev(state, [state.entities["w"], desired], rolls).passed)
+            read(ev.trace)
+        return out
+
     def per_question():                # a Ctx and Dice built per question
         return [check(Ctx(state, Dice(rolls), options), [state.entities["w"], desired]).passed
                 for state, desired, rolls, *_ in prepared]
@@ -123,8 +134,9 @@ def order_change(n: int, count: int):
 
     expected = baseline()
     assert engine(False) == expected and engine(True) == expected and per_question() == expected
+    assert traced_and_read() == expected
     sides = {"hand": baseline, "off": lambda: engine(False), "on": lambda: engine(True),
-             "ctx": per_question}
+             "ctx": per_question, "read": traced_and_read}
     zen = None
     floor = emitted_floor(rb)
     assert [floor(st, st.entities["w"], lv[d], r) for st, _, _, w, d, r in prepared] == expected
@@ -388,6 +400,8 @@ def order_figures(n: int, count: int):
            "hand-written", "(reference)", None)
     report("5.7 order change, trace on", f"{t['on'] / t['hand']:5.2f}x hand-written",
            "<= 5x", t["on"] / t["hand"] <= 5)
+    report("  the same, each question's tree of steps read", f"{t['read'] / t['hand']:5.2f}x "
+           "hand-written", "(reference)", None)
 
 
 def path_cost_ratio(n: int, count: int) -> float:

@@ -11,11 +11,10 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import textwrap
 
 import pytest
 
-from conftest import ROOT, assert_located, assert_no_traceback, errors, run_cli, run_subprocess
+from conftest import ROOT, assert_located, assert_no_traceback, errors, run_cli
 
 MP = ROOT / "rulebooks" / "musket-and-pike"
 MP_STATE = MP / "states" / "shaken-unit.yaml"

@@ -625,7 +625,7 @@ def to_source(e, prec: int = -1) -> str:
     raise TypeError(type(e).__name__)
 
 
-def type_source(t: A.TypeRef) -> str:
+def type_source(t: TypeRef) -> str:
     """A declared type written back as the source writes it."""
     if t.kind == "range":
         return f"{t.low}..{t.high}"

@@ -18,7 +18,7 @@ from .compile import compile_model
 from .errors import Diagnostic, DrillError, Loc, did_you_mean, fail, source_line
 from .limits import MAX_ODDS_WORK, MAX_WORK, Budget
 from .loader import load
-from .runtime import (CheckResult, Ctx, Dice, Effect, NeedChoice, NeedRoll, ReusedDice, State,
+from .runtime import (CheckResult, Ctx, Dice, Effect, ReusedDice, State,
                       show, show_effects, too_many_outcomes)
 from .steps import Logged
 
@@ -167,6 +167,8 @@ class Rulebook:
             if trace:
                 ctx.trace = evaluate.trace = Logged("root", "")
                 ctx.log = ctx.trace.log
+                if ctx.shown:
+                    ctx.shown.clear()
             return fn(ctx, args)
         evaluate.trace = None
         return evaluate

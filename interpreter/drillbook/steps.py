@@ -7,8 +7,12 @@ reader first asks for a node's ``children`` (``Logged``).  A record is one of:
 
 - a ``Trace``: that step starts; the steps recorded until its ``CLOSE`` are its children
   (its value and detail are set on the node itself);
-- ``(step, args)``, ``step`` a ``RuleStep``: a plain rule starts, given ``args``; the
+- ``(step, args)`` or ``(step, args, items)``, ``step`` a ``Step`` of a plain rule, a
+  check or a list of modifiers: it starts, given ``args`` (a list of modifiers: its
+  ``items``, each ``(modifier, applies, value)``, filled in as they are worked out); the
   steps until its ``(END, value)`` are its children;
+- ``(step, keys, cell)``, ``step`` a table's ``Step``: the cell the keys found;
+  ``(step, face)``, ``step`` a die's: a face it rolled;
 - ``CLOSE`` or ``(END, value)``: the step started last and not yet ended, ends;
 - ``(LEAF, node)``: a step without steps of its own (a die, a choice, a table's cell);
 - ``(ABOVE, i)``: a step asked again, shown "as above": the node started at record ``i``,
@@ -17,10 +21,10 @@ reader first asks for a node's ``children`` (``Logged``).  A record is one of:
   of ``back`` (an evaluation on the state effects left, see ``compile/codegen._moved_on``,
   and the way back from it).
 
-A plain rule worked out again with the same arguments in the same evaluation shows "as
-above", as ``once`` shows a rule it remembers: rules are pure, so the second time adds
-nothing.  A step left open by an error ends where the log ends, its value none, as it
-stood when the error stopped the evaluation.
+A plain rule, check or list of modifiers worked out again with the same arguments in the same
+evaluation shows "as above", as ``once`` shows one it remembers: they are pure, so the
+second time adds nothing.  A step left open by an error ends where the log ends, its value
+none, as it stood when the error stopped the evaluation.
 """
 from __future__ import annotations
 
@@ -29,6 +33,7 @@ END = object()
 LEAF = object()
 ABOVE = object()
 SCOPE = object()
+_LEAVES = ("table", "roll")
 
 
 class Trace:
@@ -41,17 +46,30 @@ class Trace:
         self.children = []
 
 
-class RuleStep:
-    """What a record of a plain rule's step stands for: the rule, and how its arguments
-    are shown (``{parameter: argument}``)."""
-    __slots__ = ("name", "decl", "params")
+class Step:
+    """What a compact record stands for (see above): a plain rule, a check, a list of
+    modifiers, a table or a die, with what its node shows (a rule's parameters, by which its
+    arguments are shown)."""
+    __slots__ = ("kind", "name", "decl", "params")
 
-    def __init__(self, name, decl, params):
-        self.name, self.decl, self.params = name, decl, tuple(params)
+    def __init__(self, kind, name, decl=None, params=()):
+        self.kind, self.name, self.decl, self.params = kind, name, decl, tuple(params)
 
-    def node(self, args, value=None) -> Trace:
-        return Trace("rule", self.name, self.decl, value,
-                     {"args": dict(zip(self.params, args))})
+    def node(self, rec) -> Trace:
+        kind = self.kind
+        if kind == "rule":
+            return Trace(kind, self.name, self.decl, None, {"args": dict(zip(self.params, rec[1]))})
+        if kind == "modifiers":
+            return Trace(kind, self.name, self.decl, None, {"items": rec[2]})
+        if kind == "check":
+            return Trace(kind, self.name, self.decl)
+        if kind == "roll":
+            return Trace(kind, self.name, None, rec[1])
+        hit = rec[2]                      # a table: (value, cell, row's cell or text, notes)
+        detail = {"keys": list(rec[1]), "cell": hit[1], "footnotes": hit[3]}
+        if isinstance(hit[2], str):
+            detail["row"] = hit[2]
+        return Trace(kind, self.name, self.decl, hit[0], detail)
 
 
 class Logged(Trace):
@@ -80,46 +98,47 @@ def tree(log) -> list:
     made: dict = {}               # record index -> the node it started
     scopes: dict = {}             # an evaluation -> {(rule, *args): its first node}
     seen: dict = {}
-    first_of: dict = {}           # an open rule's node -> its key, registered when it ends
+    new = object.__new__
     for i, rec in enumerate(log):
-        if rec is CLOSE:
-            stack.pop()
-            kids = stack[-1][1] if stack else top
-            continue
-        if type(rec) is Trace or type(rec) is Logged:
-            made[i] = rec
+        if rec.__class__ is not tuple:
+            if rec is CLOSE:
+                stack.pop()
+                kids = stack[-1][1] if stack else top
+                continue
+            made[i] = rec         # a Trace (or Logged) node: it starts
             kids.append(rec)
             stack.append((rec, rec.children, False))
             kids = rec.children
             continue
         head = rec[0]
-        if type(head) is RuleStep:
-            args = rec[1]
-            try:
-                key = (head.name, *args)
-                first = seen.get(key)
-            except TypeError:       # an argument no dictionary can hold: shown in full
-                key = first = None
-            if first is not None:
-                node = Trace(first.kind, first.name, first.decl, first.value, first.detail)
-                kids.append(node)
-                stack.append((node, [], True))      # its steps, not shown again
-            else:
-                node = head.node(args)
-                kids.append(node)
-                stack.append((node, node.children, False))
-                if key is not None:
-                    first_of[node] = key
-            made[i] = node
-            kids = stack[-1][1]
-        elif head is END:
+        if head is END:
             node, _, again = stack.pop()
             if not again:
                 node.value = rec[1]
-            key = first_of.pop(node, None)
-            if key is not None:
-                seen.setdefault(key, node)
             kids = stack[-1][1] if stack else top
+        elif head.__class__ is Step:
+            kind = head.kind
+            if kind == "rule":            # (Step.node, without its call: the most of all)
+                node = made[i] = new(Trace)
+                node.kind, node.name, node.decl, node.value = kind, head.name, head.decl, None
+                node.detail, node.children = {"args": dict(zip(head.params, rec[1]))}, []
+            else:
+                node = made[i] = head.node(rec)
+                if kind in _LEAVES:
+                    kids.append(node)
+                    continue
+            kids.append(node)
+            try:
+                first = seen.setdefault((head.name, *rec[1]), node)
+            except TypeError:       # an argument no dictionary can hold: shown in full
+                first = node
+            if first is node:
+                stack.append((node, node.children, False))
+                kids = node.children
+            else:                   # asked again: as above, its steps not shown again
+                node.value, node.detail = first.value, first.detail
+                stack.append((node, [], True))
+                kids = stack[-1][1]
         elif head is LEAF:
             made[i] = rec[1]
             kids.append(rec[1])

@@ -16,7 +16,7 @@ target differently are a clash.  The patched rulebook is then checked like any o
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from . import ast as A
 from .errors import Diagnostic, DrillError, Loc, did_you_mean, fail, source_line

@@ -123,7 +123,6 @@ class Questions:
 
     # leaves: literals, names, fields of things
     def leaf(self, ty) -> str:
-        from drillbook.check.types import Ty
         kind, r = ty.kind, self.r
         mine = [n for n, t in self.locals if t == ty]
         if mine and r.random() < 0.5:
@@ -233,7 +232,7 @@ class Questions:
 
     # one maker per kind
     def g_int(self, ty, d):
-        from drillbook.check.types import CHECK, Ty
+        from drillbook.check.types import CHECK
         g = self.gen
         checks = [c for c in self.v.calls if c[2] == CHECK]
         lists = [t for fs in self.v.records.values() for t in fs.values() if t.kind == "list"]

@@ -11,7 +11,7 @@ from typing import Callable, NamedTuple
 from .. import ast as A
 from ..errors import Diagnostic, DrillError
 from ..runtime import (NEVER, CheckResult, Ctx, Entity, Level, Range, Verdict, show)
-from ..steps import ABOVE, END, LEAF, Logged, RuleStep, Trace
+from ..steps import ABOVE, END, LEAF, Logged, Step, Trace
 from ..check.geometry import board_of
 from ..geometry import Board
 from . import inline, record
@@ -72,7 +72,7 @@ class Program:
         self.entries: dict[str, _Entry] = {}      # name -> its ways in, see _define
         self.traced: dict[str, _Ref] = {}         # name -> its traced entry (record.py)
         self._small = None
-        self._steps: dict[str, RuleStep] = {}    # see rule_step
+        self._steps: dict = {}                    # see step
         for name, d in model.decls.items():
             build = {A.Define: self._define, A.TableDecl: self._table,
                      A.ModifiersDecl: self._modifiers, A.CheckDecl: self._check,
@@ -176,12 +176,14 @@ class Program:
     def compile_expr(self, e: A.Expr):
         return self.exprs.expr(e)
 
-    def rule_step(self, name) -> RuleStep:
-        """What the trace records of a plain rule's step stand for (steps.py), one per rule."""
-        step = self._steps.get(name)
+    def step(self, name, kind: str = "rule") -> Step:
+        """What the trace's compact records of a plain rule, a list of modifiers, a table or
+        a die (``kind``) stand for (steps.py), one for each."""
+        step = self._steps.get((kind, name))
         if step is None:
-            d = self.model.decls[name]
-            step = self._steps[name] = RuleStep(name, d, [p.name for p in d.params or []])
+            d = self.model.decls.get(name) if kind != "roll" else None
+            step = self._steps[(kind, name)] = Step(
+                kind, name, d, [p.name for p in getattr(d, "params", None) or []])
         return step
 
     def trace_roll(self, die, face):
@@ -213,7 +215,7 @@ class Program:
                 self, d, len(params), lambda ctx, args: slow(ctx, args + pad if pad else args),
                 pad, first)
             value = None
-            step = self.rule_step(name)
+            step = self.step(name)
 
             def body():
                 nonlocal value
@@ -447,16 +449,15 @@ class Program:
         for (k0, k1), hit in cells.items():
             by_level[(self._level_key(lay, 0, k0), self._level_key(lay, 1, k1))] = hit
 
+        step = self.step(name, "table")
+
         def lookup(ctx, args):
             hit = by_level.get((args[0], args[1] if two else None))
             if hit is None:
                 raise DrillError([Diagnostic(t.loc, "E608", f"table '{name}' has no cell for "
                                              f"{', '.join(show(a) for a in args)}")])
-            if ctx.trace is not None:
-                detail = {"keys": list(args), "cell": hit[1], "footnotes": hit[3]}
-                if isinstance(hit[2], str):
-                    detail["row"] = hit[2]
-                ctx.log.append((LEAF, Trace("table", name, t, hit[0], detail)))
+            if ctx.log is not None:       # the cell it found, as record.py records it
+                ctx.log.append((step, args, hit))
             return hit[0]
         return lookup
 
@@ -520,24 +521,22 @@ class Program:
                 worked.append((item, on, v))
             return applied
         each = fast = None
+        step = self.step(name, "modifiers")
 
         def total(ctx, args):
             nonlocal each, fast
             s = args + pad if pad else args
-            node = None
-            if ctx.trace is None:
+            log = ctx.log
+            if log is None:
                 if fast is None:        # generated when first called
                     fast = record.modifier_items(self, m, slow, traced=False)
                 applied = fast(ctx, s, [])
-            else:
+            else:                       # its step, as record.py records one in line
                 if each is None:
                     each = record.modifier_items(self, m, slow)
-                node = Trace("modifiers", name, m, detail={"items": []})
-                ctx.enter(node)
-                try:
-                    applied = each(ctx, s, node.detail["items"])
-                finally:
-                    ctx.leave()
+                items = []
+                log.append((step, args, items))
+                applied = each(ctx, s, items)
             if how == "sum":
                 result = sum(applied)
             elif not applied:
@@ -546,8 +545,8 @@ class Program:
                 result = max(applied) if how == "largest" else min(applied)
             if cap is not None:
                 result = max(cap[0], min(cap[1], result))
-            if node is not None:
-                node.value = result
+            if log is not None:
+                log.append((END, result))
             return result
         return total
 
@@ -589,38 +588,41 @@ class Program:
                 total = lowest if total < lowest else highest if total > highest else total
             return _judge(name, natural, mod, total, op, goal)
 
+        step, rolled = self.step(name, "check"), self.step(die_name, "roll")
+
         def run(ctx, args):
             s = args + pad if pad else args
-            node = None
-            if ctx.trace is not None:
-                node = Trace("check", name, c)
-                ctx.enter(node)
-            try:
-                goal = target(ctx, s)
-                if goal is None:
-                    raise DrillError([Diagnostic(c.target.loc, "E609", f"check '{name}': the "
-                                     "target does not apply here (the table says —)")])
-                if op == "within" and goal.empty:
-                    result = CheckResult(name, None, 0, None, op, goal, False, 0)
-                else:
-                    natural = 0
-                    for _ in range(count):
-                        face = ctx.dice.roll(die.name, low, high, loc)
-                        if node is not None:
-                            ctx.log.append((LEAF, Trace("roll", die.name, value=face)))
-                        natural += face
-                    mod = modifier(ctx, s)
-                    total = natural + mod
-                    if clamped:
-                        total = max(count * low, min(count * high, total))
-                    result = _judge(name, natural, mod, total, op, goal)
-            finally:
-                if node is not None:
-                    ctx.leave()
-            if node is not None:
-                node.value = result
+            log = ctx.log
+            if log is not None:         # its step, as record.check records it
+                log.append((step, args))
+            goal = target(ctx, s)
+            if goal is None:
+                record.no_target(c)
+            if op == "within" and goal.empty:
+                result = CheckResult(name, None, 0, None, op, goal, False, 0)
+            else:
+                natural = 0
+                for _ in range(count):
+                    face = ctx.dice.roll(die_name, low, high, loc)
+                    if log is not None:
+                        log.append((rolled, face))
+                    natural += face
+                mod = modifier(ctx, s)
+                total = natural + mod
+                if clamped:
+                    total = max(lowest, min(highest, total))
+                result = _judge(name, natural, mod, total, op, goal)
+            if log is not None:
+                log.append((END, result))
             return result
-        return inline.check(self, c, run, pad) or fast
+        recorded = None
+
+        def traced(ctx, args):          # generated when first traced
+            nonlocal recorded
+            if recorded is None:
+                recorded = record.check(self, c, run, pad) or run
+            return recorded(ctx, args)
+        return inline.check(self, c, run, pad, traced) or fast
 
 
 def _once_per_question(name, fn, dice_free=False, recorded=None, untraced=None):

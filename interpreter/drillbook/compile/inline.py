@@ -443,18 +443,19 @@ def modifier_sum(program, m: A.ModifiersDecl, slow):
                   lambda gen: f"return {gen.k(slow)}(ctx, s[:{int(n)}])")
 
 
-def check(program, c: A.CheckDecl, traced, pad: list):
+def check(program, c: A.CheckDecl, traced, pad: list, recorded=None):
     """The untraced ``fn(ctx, args)`` of a check as one function: target, roll, modifier,
-    clamp and judgement in a line, what they call inlined; ``traced`` for everything else
-    (a trace, a target that is none, a modifier that may be none)."""
+    clamp and judgement in a line, what they call inlined; ``recorded`` (or ``traced``)
+    when a trace is asked for, ``traced`` for everything else (a target that is none, a
+    modifier that may be none)."""
     if c.modifier is not None and c.modifier.type.kind in ("opt", "any"):
         return None
     return _build(program, len(c.params or []), "check",
-                  lambda gen: _check_lines(program, c, traced, pad, gen),
+                  lambda gen: _check_lines(program, c, traced, pad, gen, recorded),
                   lambda gen: f"return {gen.k(traced)}(ctx, args)")
 
 
-def _check_lines(program, c, traced, pad, gen):
+def _check_lines(program, c, traced, pad, gen, recorded):
     die = program.model.decls[c.dice.die]
     count, low, high = c.dice.count, die.low, die.high
     g = gen.k
@@ -463,7 +464,7 @@ def _check_lines(program, c, traced, pad, gen):
     name, op, run = g(c.name), c.op, g(traced)
     lines = ["def f(ctx, args):",
              "    if ctx.trace is not None:",
-             f"        return {run}(ctx, args)",
+             f"        return {g(recorded or traced)}(ctx, args)",
              f"    s = args + {g(pad)}" if pad else "    s = args",
              _STATE.rstrip("\n"),
              f"    goal = {target}",
@@ -478,23 +479,29 @@ def _check_lines(program, c, traced, pad, gen):
     else:
         lines.append(f"    natural = ctx.dice.roll_sum({g(die.name)}, {int(low)}, {int(high)}, "
                      f"{int(count)}, {g(c.dice.loc)})")
-    lines += [f"    mod = {mod}", "    total = natural + mod"]
-    if c.clamped:
-        lo, hi = int(count * low), int(count * high)
-        lines.append(f"    total = ({lo}) if total < ({lo}) else ({hi}) if total > ({hi}) "
-                     "else total")
-    if op == "at_most":
-        lines += ["    ok = total <= goal", "    margin = goal - total if ok else total - goal"]
-    elif op == "at_least":
-        lines += ["    ok = total >= goal", "    margin = total - goal if ok else goal - total"]
-    else:
-        lines += ["    lo, hi = goal.low, goal.high",
-                  "    ok = lo <= total <= hi",
-                  "    margin = (min(total - lo, hi - total) if ok else "
-                  "total - hi if total > hi else lo - total)"]
+    lines += [f"    mod = {mod}"] + judging(c, count * low, count * high)
     lines.append(f"    return _Result({name}, natural, mod, total, {g(op)}, goal, ok, margin)")
     gen.consts["_Result"] = CheckResult
     return lines
+
+
+def judging(c: A.CheckDecl, lowest: int, highest: int) -> list:
+    """The lines that judge a check's roll: ``natural`` and ``mod`` to ``total`` (clamped
+    to the dice's ``lowest`` and ``highest`` sums when the check says so) to ``ok`` and
+    ``margin`` against ``goal``."""
+    lines = ["    total = natural + mod"]
+    if c.clamped:
+        lo, hi = int(lowest), int(highest)
+        lines.append(f"    total = ({lo}) if total < ({lo}) else ({hi}) if total > ({hi}) "
+                     "else total")
+    if c.op == "at_most":
+        return lines + ["    ok = total <= goal", "    margin = goal - total if ok else total - goal"]
+    if c.op == "at_least":
+        return lines + ["    ok = total >= goal", "    margin = total - goal if ok else goal - total"]
+    return lines + ["    lo, hi = goal.low, goal.high",
+                    "    ok = lo <= total <= hi",
+                    "    margin = (min(total - lo, hi - total) if ok else "
+                    "total - hi if total > hi else lo - total)"]
 
 
 def rule(program, d, params: int, slow, pad, fallback):

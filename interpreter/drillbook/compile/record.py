@@ -13,18 +13,22 @@ wrappers of ``__init__.py``.
 from __future__ import annotations
 
 from .. import ast as A
+from ..errors import Diagnostic, DrillError
+from ..runtime import CheckResult
 from ..steps import ABOVE, END
 from . import lower
-from .inline import _STATE, _UNSET, MAX_DEPTH, Inliner, _build, _function, spend_one
+from .inline import (_STATE, _UNSET, MAX_DEPTH, Inliner, _build, _function, judging,
+                     spend_one)
 
 
 _LOG = "    _L = ctx.log.append"      # what a step is recorded by (steps.py)
 
 
 class Recorder(Inliner):
-    """Generates code for traced evaluation: the fast path's, with a plain rule's step
-    recorded where it is inlined (``_Call``) and every other call kept (a plain rule too
-    deep to inline called through its traced entry, see ``entry``)."""
+    """Generates code for traced evaluation: the fast path's, with the step of a plain
+    rule, a sum of modifiers or a table's cell recorded where it is inlined (``_Call``),
+    and every other call kept (a plain rule too deep to inline, unless it is small,
+    called through its traced entry, see ``entry``)."""
 
     def __init__(self, program, params: int = 0, counts=None):
         super().__init__(program, params, counts)
@@ -34,8 +38,16 @@ class Recorder(Inliner):
         if e.ref[0] == "builtin":
             return super()._Call(e)
         name, args = e.ref[1], self._args(e)
-        d = self.p.model.decls.get(name)
-        if self.depth >= MAX_DEPTH or not self._plain_rule(name, d, args):
+        d, m = self.p.model.decls.get(name), self.p.model
+        if isinstance(d, A.TableDecl) and name in m.tables:
+            return self._table(name, args)
+        deep = self.depth >= MAX_DEPTH and name not in self.p.small   # (leaves.py)
+        if deep or m.frame_size.get(name, 0) > len(args):
+            return self._call(name, args)
+        if (isinstance(d, A.ModifiersDecl) and d.combine == "sum" and d.cap is None
+                and name not in m.rolls_dice):
+            return self._modifiers(name, d, args)
+        if not self._plain_rule(name, d):
             return self._call(name, args)
         # the rule's step in line: it starts (its arguments), its value is worked out,
         # it ends (its value), each a record of the log; "as above" when asked again is
@@ -43,18 +55,55 @@ class Recorder(Inliner):
         bound, names = self._bound(args)
         with self._inside(names):
             body = self.gen(d.value)
-        v, step = self.tmp(), self.k(self.p.rule_step(name))
+        v, step = self.tmp(), self.k(self.p.step(name))
         listed = ", ".join(names) + ("," if len(names) == 1 else "")
         code = f"(_L(({step}, ({listed}))), ({v} := {body}), _L((_END, {v})))[1]"
         return f"(({', '.join(bound)},) and {code})" if bound else code
 
-    def _plain_rule(self, name, d, args) -> bool:
-        """Whether a call can be inlined traced: a rule without exceptions or condition
-        that reads no dice, searches nothing and needs no slots beyond its parameters."""
+    def _plain_rule(self, name, d) -> bool:
+        """Whether a rule's call can be inlined traced: a rule without exceptions or
+        condition that reads no dice and searches nothing."""
         m = self.p.model
         return (type(d) is A.Define and d.value is not None and d.when is None
                 and not m.children.get(name) and name not in m.searching
-                and name not in m.rolls_dice and m.frame_size.get(name, 0) <= len(args))
+                and name not in m.rolls_dice)
+
+    def _modifiers(self, name, d, args):
+        """A sum of modifiers in line, its step recorded as a call records it: it starts
+        (its arguments, its list of items), each modifier is worked out in order and its
+        ``(modifier, applies, value)`` listed, it ends (the sum)."""
+        bound, names = self._bound(args)
+        items, total = self.tmp(), self.tmp()
+        parts = ["0"]
+        with self._inside(names):
+            for item in d.items:
+                k, v = self.k(item), self.tmp()
+                value = self.val(item.value)            # none stops located (E604)
+                if item.when is None:
+                    parts.append(f"({items}.append(({k}, True, ({v} := {value}))) or {v})")
+                    continue
+                on = self.tmp()
+                when = self.gen(item.when)
+                parts.append(f"(({items}.append(({k}, {on}, ({v} := {value}))) or {v}) "
+                             f"if ({on} := {when}) else ({items}.append(({k}, {on}, None)) or 0))")
+        step = self.k(self.p.step(name, "modifiers"))
+        listed = ", ".join(names) + ("," if len(names) == 1 else "")
+        code = (f"(_L(({step}, ({listed}), ({items} := []))), ({total} := {' + '.join(parts)}), "
+                f"_L((_END, {total})))[1]")
+        return f"(({', '.join(bound)},) and {code})" if bound else code
+
+    def _table(self, name, args):
+        """A table's cell as one dictionary lookup, the cell recorded (its keys, the cell
+        found); a missing cell goes through the table's own function, which reports it."""
+        one = len(args) == 1
+        cells = self.p.table_column(name) if one else self.p.table_cells(name)
+        keys, held = zip(*map(self.hold, args))
+        key = ", ".join(held)
+        t, step = self.tmp(), self.k(self.p.step(name, "table"))
+        listed = ", ".join(keys) + ("," if one else "")
+        return (f"({t}[0] if ({t} := {self.k(cells)}.get({key if one else f'({key},)'})) "
+                f"is not None and _L(({step}, ({listed}), {t})) is None "
+                f"else {self._call(name, list(keys))})")
 
     def _column(self, e):           # a table's row is looked up by its call, recorded
         return None
@@ -93,7 +142,7 @@ def entry(program, d: A.Define, once, value):
         *spend_one(4),
         "    log = ctx.log",
         "    ctx.shown[key] = len(log)",
-        f"    log.append(({k(program.rule_step(d.name))}, args))",
+        f"    log.append(({k(program.step(d.name))}, args))",
         f"    value = {k(value)}(ctx, {slots})",
         "    log.append((_END, value))",
         "    ctx.rolled[key] = value",
@@ -137,3 +186,50 @@ def modifier_items(program, m: A.ModifiersDecl, slow, traced: bool = True):
     return _build(program, n, "traced modifiers" if traced else "modifiers", make,
                   lambda gen: f"return {gen.k(slow)}(ctx, s, items)",
                   Recorder if traced else Inliner)
+
+
+def check(program, c: A.CheckDecl, run, pad: list):
+    """The traced ``fn(ctx, args)`` of a check as one function: its step starts, the target
+    and the modifier are worked out as the fast path works them out (what they call
+    inlined, each step recorded), each die rolled is recorded, and the step ends with the
+    result; ``run`` (the step-by-step function of ``__init__.py``) for a parameter that is
+    none or a modifier that may be none."""
+    if c.modifier is not None and c.modifier.type.kind in ("opt", "any"):
+        return None
+    die = program.model.decls[c.dice.die]
+    count, low, high = c.dice.count, die.low, die.high
+
+    def make(gen):
+        g = gen.k
+        name, op = g(c.name), g(c.op)
+        rolled = (f"ctx.dice.roll({g(die.name)}, {int(low)}, {int(high)}, {g(c.dice.loc)})")
+        step = g(program.step(die.name, "roll"))
+        lines = ["def f(ctx, args):", f"    s = args + {g(pad)}" if pad else "    s = args",
+                 _STATE.rstrip("\n"), _LOG,
+                 f"    _L(({g(program.step(c.name, 'check'))}, args))",
+                 f"    goal = {gen.gen(c.target)}",
+                 "    if goal is None:", f"        no_target({g(c)})"]
+        if c.op == "within":
+            lines += ["    if goal.low > goal.high:",
+                      f"        r = _Result({name}, None, 0, None, {op}, goal, False, 0)",
+                      "        _L((_END, r))", "        return r"]
+        if count == 1:
+            lines += [f"    natural = {rolled}", f"    _L(({step}, natural))"]
+        else:
+            lines += ["    natural = 0", f"    for _ in range({int(count)}):",
+                      f"        face = {rolled}", f"        _L(({step}, face))",
+                      "        natural += face"]
+        mod = gen.gen(c.modifier) if c.modifier is not None else "0"
+        lines += [f"    mod = {mod}"] + judging(c, count * low, count * high)
+        lines += [f"    r = _Result({name}, natural, mod, total, {op}, goal, ok, margin)",
+                  "    _L((_END, r))", "    return r"]
+        gen.consts.update(_Result=CheckResult, no_target=no_target)
+        return lines
+    return _build(program, len(c.params or []), "traced check", make,
+                  lambda gen: f"return {gen.k(run)}(ctx, args)", Recorder)
+
+
+def no_target(c: A.CheckDecl):
+    """A check whose target does not apply here (E609)."""
+    raise DrillError([Diagnostic(c.target.loc, "E609", f"check '{c.name}': the target does not "
+                                 "apply here (the table says —)")])
