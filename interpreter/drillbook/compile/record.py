@@ -1,14 +1,17 @@
-"""Compile stage, traced path: the bodies of rules and lists of modifiers, generated as the
-fast path generates them, for evaluation that records a trace.
+"""Compile stage, traced path: the bodies of checks, rules and lists of modifiers,
+generated as the fast path generates them, for evaluation that records a trace.
 
-Traced, every rule, table and list of modifiers a rule calls records its own step, so a
-call stays a call here: nothing is inlined.  The rest is the fast path's code (``inline.py``):
-searches and loops as ``for`` statements (``lower.py``), field paths read once, parameters
-checked for none once on entry.  A none parameter hands the question to the general
-function of ``codegen.py``, which stops where the rule first reads it, located.  A plain
-rule's step (its arguments, its value, "as above" when asked again) is recorded in the
-log (``steps.py``) by its traced entry (``entry``); the steps of everything else by the
-wrappers of ``__init__.py``.
+Traced, every rule, table, list of modifiers and die a question consults records its
+step in the log (``steps.py``).  What the fast path inlines is inlined here too, with its
+step recorded in line: a plain rule (a record when it starts, one when it ends), a sum of
+modifiers (with each modifier's ``(modifier, applies, value)``) and a table's cell.  The
+rest is the fast path's code (``inline.py``): searches and loops as ``for`` statements
+(``lower.py``), field paths read once, parameters checked for none once on entry.  A none
+parameter hands the question to the general function of ``codegen.py``, which stops where
+the rule first reads it, located.  What is not inlined is called: a plain rule through
+its traced entry (``entry``), which records its step and remembers it ("as above" when
+asked again); everything else through the functions of ``__init__.py``, which record
+their own.
 """
 from __future__ import annotations
 
