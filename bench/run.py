@@ -217,6 +217,7 @@ def odds_figures(work: str, count: int):
     state = rb.state(os.path.join(folder, "state.yaml"))
     _, dist = rb.odds("volley(u)", state)
     assert dist[("", "passed")] == by_hand_sum_at_most(8, 6, 1, 30)
+    quiet_heap()
     t = rounds({"hand": lambda: by_hand_sum_at_most(8, 6, 1, 30),
                 "odds": lambda: rb.odds("volley(u)", state)}, count)
     report("odds of roll 8 d6 + modifiers at most 30", f"{t['odds'] * 1e3:6.2f} ms "
@@ -237,6 +238,7 @@ def odds_figures(work: str, count: int):
     fn, _, size, _ = g.question(q, gstate)
     new = g.odds(q, gstate, None, options)[1]
     assert old_replay(lambda d: fn(Ctx(gstate, d, options), [None] * size)) == new
+    quiet_heap()
     t = rounds({"old": lambda: old_replay(lambda d: fn(Ctx(gstate, d, options), [None] * size)),
                 "odds": lambda: g.odds(q, gstate, None, options)}, count)
     report("odds of the GdB charge sequence (6.5), all", f"{t['odds'] * 1e3:6.2f} ms "
