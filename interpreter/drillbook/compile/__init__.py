@@ -71,6 +71,7 @@ class Program:
         self.fast: dict[str, _Ref] = {}           # name -> its untraced fn(ctx, slots)
         self.entries: dict[str, _Entry] = {}      # name -> its ways in, see _define
         self.traced: dict[str, _Ref] = {}         # name -> its traced entry (record.py)
+        self._bodies: dict[str, _Ref] = {}        # name -> its traced body, see traced_body_ref
         self._small = None
         self._steps: dict = {}                    # see step
         for name, d in model.decls.items():
@@ -119,6 +120,21 @@ class Program:
                 ref.fn = once if entry is None or entry.body is None else record.entry(
                     self, self.model.decls[name], once, entry.body())
                 return ref.fn(ctx, args)
+            ref.fn = first
+        return ref
+
+    def traced_body_ref(self, name) -> _Ref:
+        """A late-bound ``fn(ctx, slots)``: the traced body of the plain rule ``name``
+        (record.rule_value), which records the steps of what it consults but not its own
+        (its caller does), generated when first called."""
+        ref = self._bodies.get(name)
+        if ref is None:
+            ref = self._bodies[name] = _Ref()
+
+            def first(ctx, s):
+                self.callables[name]
+                ref.fn = self.entries[name].body()
+                return ref.fn(ctx, s)
             ref.fn = first
         return ref
 

@@ -44,8 +44,12 @@ class Recorder(Inliner):
         d, m = self.p.model.decls.get(name), self.p.model
         if isinstance(d, A.TableDecl) and name in m.tables:
             return self._table(name, args)
-        deep = self.depth >= MAX_DEPTH and name not in self.p.small   # (leaves.py)
-        if deep or m.frame_size.get(name, 0) > len(args):
+        small = name in self.p.small                                   # (leaves.py)
+        if small and self._plain_rule(name, d, searching=True) and (
+                self.depth >= MAX_DEPTH or name in m.searching
+                or m.frame_size.get(name, 0) > len(args)):
+            return self._direct_call(name, d, args)
+        if (self.depth >= MAX_DEPTH and not small) or m.frame_size.get(name, 0) > len(args):
             return self._call(name, args)
         if (isinstance(d, A.ModifiersDecl) and d.combine == "sum" and d.cap is None
                 and name not in m.rolls_dice):
@@ -63,13 +67,28 @@ class Recorder(Inliner):
         code = f"(_L(({step}, ({listed}))), ({v} := {body}), _L((_END, {v})))[1]"
         return f"(({', '.join(bound)},) and {code})" if bound else code
 
-    def _plain_rule(self, name, d) -> bool:
+    def _plain_rule(self, name, d, searching: bool = False) -> bool:
         """Whether a rule's call can be inlined traced: a rule without exceptions or
-        condition that reads no dice and searches nothing."""
+        condition that reads no dice and (unless ``searching``) searches nothing."""
         m = self.p.model
         return (type(d) is A.Define and d.value is not None and d.when is None
-                and not m.children.get(name) and name not in m.searching
+                and not m.children.get(name) and (searching or name not in m.searching)
                 and name not in m.rolls_dice)
+
+    def _direct_call(self, name, d, args):
+        """A small plain rule that cannot be inlined here (it searches, needs slots of its
+        own, or is too deep), called straight to its traced body with its step recorded
+        around the call: as the fast path calls it without remembering it (leaves.py), and
+        as ``entry`` would record it, "as above" read from the log."""
+        bound, names = self._bound(args)
+        pad = self.p._padding(name, d.params)
+        v, step = self.tmp(), self.k(self.p.step(name))
+        body = self.k(self.p.traced_body_ref(name))
+        listed = ", ".join(names) + ("," if len(names) == 1 else "")
+        slots = ", ".join(names + ["None"] * len(pad))
+        code = (f"(_L(({step}, ({listed}))), ({v} := {body}.fn(ctx, [{slots}])), "
+                f"_L((_END, {v})))[1]")
+        return f"(({', '.join(bound)},) and {code})" if bound else code
 
     def _modifiers(self, name, d, args):
         """A sum of modifiers in line, its step recorded as a call records it: it starts
