@@ -1,6 +1,8 @@
-"""The traced path of compile/record.py (generated bodies, a plain rule's traced entry)
-records the same trace as the step-by-step functions it stands in for: every node, value,
-argument, modifier and "as above" of every expectation of every bundled rulebook."""
+"""The traced path of compile/record.py (generated checks and bodies, with what they call
+inlined, a plain rule's traced entry) records the same trace as the step-by-step functions
+it stands in for: every node, value, argument, modifier and "as above" of every expectation
+of every bundled rulebook; and the log the trace is read from (steps.py) keeps the meaning
+of "as above", of a state that effects left, and of a step an error stopped."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -34,6 +36,7 @@ def _traces(path, step_by_step, monkeypatch):
         monkeypatch.setattr(record, "rule_value", lambda program, d, params, slow: slow)
         monkeypatch.setattr(record, "entry", lambda program, d, once, value: once)
         monkeypatch.setattr(record, "modifier_items", lambda program, m, slow, traced=True: slow)
+        monkeypatch.setattr(record, "check", lambda program, c, run, pad: None)
     rb = Rulebook.open(str(path))
     out = []
     for ex, state, options, rolls, exp in expectations(rb):
