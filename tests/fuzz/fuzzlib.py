@@ -12,7 +12,9 @@ Every command line of a case must:
 and, as the case asks (``oracles``): ``trace`` — asking with a trace (``--json``) and without
 gives the same answer or the same errors; ``seed`` — running the first command line again
 prints the same; ``fmt`` — every .drill file that parses formats idempotently, to the same
-AST, keeping every comment.
+AST, keeping every comment.  A question asked of a bundled rulebook must also give the same
+answer or the same located errors without generated code (``generated``: the step-by-step
+functions of ``compile/__init__.py`` alone, which share none of the fast path's inlining).
 """
 from __future__ import annotations
 
@@ -46,7 +48,7 @@ CARET = re.compile(r"^  (?P<pad>[ \t]*)(?P<carets>\^+)$")
 
 @dataclass
 class Failure:
-    kind: str           # internal | traceback | exit | located | hang | memory | output | trace | seed | fmt
+    kind: str           # internal | traceback | exit | located | hang | memory | output | trace | seed | fmt | generated
     signature: str      # what makes two failures the same bug
     detail: str
 
@@ -380,13 +382,38 @@ def _opened(book: str, state: str | None):
     """A bundled rulebook opened once per process (load, check, compile), with one state."""
     key = (book, state)
     if key not in _OPENED:
+        from drillbook.compile import compile_model
+        from drillbook.evaluate import Rulebook
         rb, st = opened(book, state)
         texts = {}
         for p in (ROOT / book).rglob("*"):
             if p.suffix in (".drill", ".yaml") and p.is_file():
                 texts[str(p.relative_to(ROOT))] = p.read_text(encoding="utf-8")
-        _OPENED[key] = (rb, st, texts)
+        # the same rulebook without generated code, with its own state (levels are
+        # compared by identity): the oracle the generated code is checked against
+        plain = Rulebook(rb.model, compile_model(rb.model, generated=False))
+        cwd = os.getcwd()
+        os.chdir(ROOT)
+        try:
+            plain_st = plain.state(f"{book}/states/{state}" if state else None)
+        finally:
+            os.chdir(cwd)
+        _OPENED[key] = (rb, st, texts, plain, plain_st)
     return _OPENED[key]
+
+
+def _ask_plain(case, plain, st):
+    """What the question gives without a trace and without generated code (see
+    ``compile.Program``): ('ok', shown) or ('error', rendered diagnostics)."""
+    from drillbook.errors import DrillError
+    from drillbook.runtime import show
+    try:
+        rolls = plain.rolls(case.get("rolls") or {})
+        options = plain.options(case.get("options") or [])
+        ans = plain.ask(case["question"], st, rolls, options, seed=case.get("seed"))
+        return ("ok", show(ans.value))
+    except DrillError as e:
+        return ("error", e.render())
 
 
 def _ask_all(case, rb, st):
@@ -430,13 +457,14 @@ class _TooLong(Exception):
 
 def run_question(case: dict) -> list[Failure]:
     from drillbook.errors import remember_source
-    rb, st, texts = _opened(case["book"], case.get("state"))
+    rb, st, texts, plain, plain_st = _opened(case["book"], case.get("state"))
     for rel, text in texts.items():          # other cases may have parsed files of that name
         remember_source(rel, text)
     head = f"{case['book']}: {case['question'][:300]}"
     try:
         with _bounded():
             got = _ask_all(case, rb, st)
+            step_by_step = _ask_plain(case, plain, plain_st)
     except _Timeout:
         return [Failure("hang", "hang:question", f"{head}: no answer in {SECONDS} s")]
     except MemoryError:
@@ -462,6 +490,10 @@ def run_question(case: dict) -> list[Failure]:
                              f"{head}\nwithout a trace: {a[1][:800]}\nwith a trace: {b[1][:800]}"))
     if a != again:
         fails.append(Failure("seed", "seed:question", f"{head}\n{a[1][:800]}\nthen: {again[1][:800]}"))
+    if _outcome(a) != _outcome(step_by_step):
+        fails.append(Failure("generated", "generated:" + a[0] + "/" + step_by_step[0],
+                             f"{head}\ngenerated code: {a[1][:800]}\n"
+                             f"step by step: {step_by_step[1][:800]}"))
     return fails
 
 

@@ -52,8 +52,14 @@ class _Callables(dict):
 
 
 class Program:
-    def __init__(self, model):
+    """A checked model's rules, compiled.  ``generated=False`` builds the step-by-step
+    functions of this module only, without the generated fast and traced code of
+    ``inline.py`` and ``record.py``: the slower oracle the tests and the fuzzer check that
+    code against (the same answers, the same located errors, the same traces)."""
+
+    def __init__(self, model, generated: bool = True):
         self.model = model
+        self.generated = generated
         self.levels: dict[str, list[Level]] = {}
         for name, enum in model.of_kind(A.EnumDecl).items():
             self.levels[name] = [Level(name, m.name, i, m.label) for i, m in enumerate(enum.members)]
@@ -117,7 +123,8 @@ class Program:
             def first(ctx, args):
                 once = self.callables[name]
                 entry = self.entries.get(name)
-                ref.fn = once if entry is None or entry.body is None else record.entry(
+                ref.fn = once if (entry is None or entry.body is None
+                                  or not self.generated) else record.entry(
                     self, self.model.decls[name], once, entry.body())
                 return ref.fn(ctx, args)
             ref.fn = first
@@ -226,17 +233,18 @@ class Program:
         pad = self._padding(name, d.params)
         if not tree[3] and tree[1] is None and tree[2] is not None:
             slow = tree[2]        # a plain rule: no exceptions, no condition
-            first = _Ref()
+            first = _Ref() if self.generated else None
             untraced = self.fast_ref(name).fn = inline.rule(
                 self, d, len(params), lambda ctx, args: slow(ctx, args + pad if pad else args),
-                pad, first)
+                pad, first) if self.generated else slow
             value = None
             step = self.step(name)
 
             def body():
                 nonlocal value
                 if value is None:       # the traced body, generated when first traced
-                    value = record.rule_value(self, d, len(params), slow)
+                    value = (record.rule_value(self, d, len(params), slow) if self.generated
+                             else slow)
                 return value
 
             def recorded(ctx, args):
@@ -281,7 +289,7 @@ class Program:
                 node.detail["decided_by"] = decl
             return v
         first = _Ref()
-        fast = inline.rule(self, d, len(params), general, pad, first)
+        fast = inline.rule(self, d, len(params), general, pad, first) if self.generated else None
         n = len(params)
         self.fast_ref(name).fn = fast or (lambda ctx, s: general(ctx, s[:n]))
         if fast is None:
@@ -515,6 +523,8 @@ class Program:
         pad = self._padding(name, m.params)
         if how == "sum" and cap is None:
             traced = self._traced_modifiers(m, items, pad)
+            if not self.generated:
+                return traced
             fast = inline.modifier_sum(self, m, traced)
 
             def summed(ctx, args):
@@ -545,11 +555,12 @@ class Program:
             log = ctx.log
             if log is None:
                 if fast is None:        # generated when first called
-                    fast = record.modifier_items(self, m, slow, traced=False)
+                    fast = (record.modifier_items(self, m, slow, traced=False)
+                            if self.generated else slow)
                 applied = fast(ctx, s, [])
             else:                       # its step, as record.py records one in line
                 if each is None:
-                    each = record.modifier_items(self, m, slow)
+                    each = record.modifier_items(self, m, slow) if self.generated else slow
                 items = []
                 log.append((step, args, items))
                 applied = each(ctx, s, items)
@@ -638,6 +649,8 @@ class Program:
             if recorded is None:
                 recorded = record.check(self, c, run, pad) or run
             return recorded(ctx, args)
+        if not self.generated:
+            return fast
         return inline.check(self, c, run, pad, traced) or fast
 
 
@@ -706,5 +719,5 @@ def _cite(d) -> str:
     return f"§{sec.number} {sec.label.text or ''}".strip() if sec else "?"
 
 
-def compile_model(model) -> Program:
-    return Program(model)
+def compile_model(model, generated: bool = True) -> Program:
+    return Program(model, generated)
