@@ -1,6 +1,7 @@
-"""The untraced fast path (calls inlined, compile/inline.py) and the traced path give the
-same values on every expectation of every bundled rulebook; the lean question API
-(``Rulebook.evaluator``) answers as ``ask`` does."""
+"""The untraced fast path (calls inlined, compile/inline.py), the traced path and the
+step-by-step functions without generated code give the same values on every expectation of
+every bundled rulebook; the lean question API (``Rulebook.evaluator``) answers as ``ask``
+does."""
 from __future__ import annotations
 
 from pathlib import Path

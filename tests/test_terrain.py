@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-
 from drillbook.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
