@@ -14,7 +14,8 @@ reader first asks for a node's ``children`` (``Logged``).  A record is one of:
 - ``(step, keys, cell)``, ``step`` a table's ``Step``: the cell the keys found;
   ``(step, face)``, ``step`` a die's: a face it rolled;
 - ``CLOSE`` or ``(END, value)``: the step started last and not yet ended, ends;
-- ``(LEAF, node)``: a step without steps of its own (a die, a choice, a table's cell);
+- ``(LEAF, node)``: a finished step (a die a ``roll`` expression rolled, a choice, a
+  procedure's step, whose own steps are in its own log);
 - ``(ABOVE, i)``: a step asked again, shown "as above": the node started at record ``i``,
   without its children;
 - ``(SCOPE, to, back)``: from here on the records are those of the evaluation ``to``, not
