@@ -14,8 +14,8 @@ reader first asks for a node's ``children`` (``Logged``).  A record is one of:
 - ``(step, keys, cell)``, ``step`` a table's ``Step``: the cell the keys found;
   ``(step, face)``, ``step`` a die's: a face it rolled;
 - ``CLOSE`` or ``(END, value)``: the step started last and not yet ended, ends;
-- ``(LEAF, node)``: a finished step (a die a ``roll`` expression rolled, a choice, a
-  procedure's step, whose own steps are in its own log);
+- ``(LEAF, node)``: a finished step (a choice, or a procedure's step, whose own steps
+  are in its own log);
 - ``(ABOVE, i)``: a step asked again, shown "as above": the node started at record ``i``,
   without its children;
 - ``(SCOPE, to, back)``: from here on the records are those of the evaluation ``to``, not
@@ -99,7 +99,6 @@ def tree(log) -> list:
     made: dict = {}               # record index -> the node it started
     scopes: dict = {}             # an evaluation -> {(rule, *args): its first node}
     seen: dict = {}
-    new = object.__new__
     for i, rec in enumerate(log):
         if rec.__class__ is not tuple:
             if rec is CLOSE:
@@ -118,17 +117,10 @@ def tree(log) -> list:
                 node.value = rec[1]
             kids = stack[-1][1] if stack else top
         elif head.__class__ is Step:
-            kind = head.kind
-            if kind == "rule":            # (Step.node, without its call: the most of all)
-                node = made[i] = new(Trace)
-                node.kind, node.name, node.decl, node.value = kind, head.name, head.decl, None
-                node.detail, node.children = {"args": dict(zip(head.params, rec[1]))}, []
-            else:
-                node = made[i] = head.node(rec)
-                if kind in _LEAVES:
-                    kids.append(node)
-                    continue
+            node = made[i] = head.node(rec)
             kids.append(node)
+            if head.kind in _LEAVES:
+                continue
             try:
                 first = seen.setdefault((head.name, *rec[1]), node)
             except TypeError:       # an argument no dictionary can hold: shown in full

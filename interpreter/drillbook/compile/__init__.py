@@ -209,9 +209,6 @@ class Program:
                 kind, name, d, [p.name for p in getattr(d, "params", None) or []])
         return step
 
-    def trace_roll(self, die, face):
-        return Trace("roll", die, value=face)
-
     def trace_choice(self, name, value, options):
         return Trace("choice", name, value=value, detail={"options": options})
 

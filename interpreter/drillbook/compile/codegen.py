@@ -116,14 +116,13 @@ def _violates(verdict, item):
     return any(d.name == item for d in verdict.violated)
 
 
-def _roll(ctx, die, low, high, count, loc, tracer):
+def _roll(ctx, die, low, high, count, loc, step):
     if ctx.trace is None:
         return ctx.dice.roll_sum(die, low, high, count, loc)
     total = 0
     for _ in range(count):
         face = ctx.dice.roll(die, low, high, loc)
-        if ctx.trace is not None:
-            ctx.log.append((LEAF, tracer(die, face)))
+        ctx.log.append((step, face))        # the die's step (steps.py)
         total += face
     return total
 
@@ -677,7 +676,7 @@ class _Gen:
     def _Roll(self, e):
         die = self.p.model.decls[e.dice.die]
         return (f"_roll(ctx, {self.k(die.name)}, {int(die.low)}, {int(die.high)}, "
-                f"{int(e.dice.count)}, {self.k(e.dice.loc)}, {self.k(self.p.trace_roll)})")
+                f"{int(e.dice.count)}, {self.k(e.dice.loc)}, {self.k(self.p.step(die.name, 'roll'))})")
 
     def _Choose(self, e):
         if isinstance(e.options, A.Query):

@@ -62,9 +62,15 @@ class Recorder(Inliner):
         bound, names = self._bound(args)
         with self._inside(names):
             body = self.gen(d.value)
-        v, step = self.tmp(), self.k(self.p.step(name))
-        listed = ", ".join(names) + ("," if len(names) == 1 else "")
-        code = f"(_L(({step}, ({listed}))), ({v} := {body}), _L((_END, {v})))[1]"
+        return self._recorded(bound, names, self.p.step(name), body)
+
+    def _recorded(self, bound, names, step, value, items=None):
+        """A step recorded around the code of its ``value``: it starts (its arguments,
+        bound once by ``_bound``; a list of modifiers' ``items`` too), the value is worked
+        out, it ends (the value)."""
+        v = self.tmp()
+        opened = f"{self.k(step)}, {_listed(names)}" + (f", ({items} := [])" if items else "")
+        code = f"(_L(({opened})), ({v} := {value}), _L((_END, {v})))[1]"
         return f"(({', '.join(bound)},) and {code})" if bound else code
 
     def _plain_rule(self, name, d, searching: bool = False) -> bool:
@@ -81,22 +87,16 @@ class Recorder(Inliner):
         around the call: as the fast path calls it without remembering it (leaves.py), and
         as ``entry`` would record it, "as above" read from the log."""
         bound, names = self._bound(args)
-        pad = self.p._padding(name, d.params)
-        v, step = self.tmp(), self.k(self.p.step(name))
-        body = self.k(self.p.traced_body_ref(name))
-        listed = ", ".join(names) + ("," if len(names) == 1 else "")
-        slots = ", ".join(names + ["None"] * len(pad))
-        code = (f"(_L(({step}, ({listed}))), ({v} := {body}.fn(ctx, [{slots}])), "
-                f"_L((_END, {v})))[1]")
-        return f"(({', '.join(bound)},) and {code})" if bound else code
+        slots = ", ".join(names + ["None"] * len(self.p._padding(name, d.params)))
+        body = f"{self.k(self.p.traced_body_ref(name))}.fn(ctx, [{slots}])"
+        return self._recorded(bound, names, self.p.step(name), body)
 
     def _modifiers(self, name, d, args):
         """A sum of modifiers in line, its step recorded as a call records it: it starts
         (its arguments, its list of items), each modifier is worked out in order and its
         ``(modifier, applies, value)`` listed, it ends (the sum)."""
         bound, names = self._bound(args)
-        items, total = self.tmp(), self.tmp()
-        parts = ["0"]
+        items, parts = self.tmp(), ["0"]
         with self._inside(names):
             for item in d.items:
                 k, v = self.k(item), self.tmp()
@@ -108,11 +108,7 @@ class Recorder(Inliner):
                 when = self.gen(item.when)
                 parts.append(f"(({items}.append(({k}, {on}, ({v} := {value}))) or {v}) "
                              f"if ({on} := {when}) else ({items}.append(({k}, {on}, None)) or 0))")
-        step = self.k(self.p.step(name, "modifiers"))
-        listed = ", ".join(names) + ("," if len(names) == 1 else "")
-        code = (f"(_L(({step}, ({listed}), ({items} := []))), ({total} := {' + '.join(parts)}), "
-                f"_L((_END, {total})))[1]")
-        return f"(({', '.join(bound)},) and {code})" if bound else code
+        return self._recorded(bound, names, self.p.step(name, "modifiers"), " + ".join(parts), items)
 
     def _table(self, name, args):
         """A table's cell as one dictionary lookup, the cell recorded (its keys, the cell
@@ -122,9 +118,8 @@ class Recorder(Inliner):
         keys, held = zip(*map(self.hold, args))
         key = ", ".join(held)
         t, step = self.tmp(), self.k(self.p.step(name, "table"))
-        listed = ", ".join(keys) + ("," if one else "")
         return (f"({t}[0] if ({t} := {self.k(cells)}.get({key if one else f'({key},)'})) "
-                f"is not None and _L(({step}, ({listed}), {t})) is None "
+                f"is not None and _L(({step}, {_listed(keys)}, {t})) is None "
                 f"else {self._call(name, list(keys))})")
 
     def _column(self, e):           # a table's row is looked up by its call, recorded
@@ -135,6 +130,11 @@ class Recorder(Inliner):
         if type(d) is not A.Define:
             return super()._call(name, args)
         return f"{self.k(self.p.traced_ref(name))}.fn(ctx, [{', '.join(args)}])"
+
+
+def _listed(names) -> str:
+    """Names as the source of a tuple."""
+    return "(" + "".join(f"{n}, " for n in names) + ")"
 
 
 def entry(program, d: A.Define, once, value):
