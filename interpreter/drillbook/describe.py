@@ -162,7 +162,7 @@ def field_json(model, rec, f) -> dict:
     t = f.type
     out = {"name": f.name, "type": A.type_source(t), "label": f.label.text,
            "labels": _labels(f.label), "required": f.default is None
-           and t.kind not in ("optional", "list"),
+           and not A.optional_type(t) and t.kind != "list",
            "default": A.to_source(f.default) if f.default is not None else None}
     if t.kind == "range":
         out["range"] = [t.low, t.high]
