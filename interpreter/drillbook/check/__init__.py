@@ -8,7 +8,7 @@ exceptions of one rule can apply at once; type every example.
 from __future__ import annotations
 
 from .. import ast as A
-from ..errors import Diagnostic, DrillError, did_you_mean
+from ..errors import Diagnostic, DrillError, did_you_mean, no_such_face
 from ..limits import MAX_DEPTH, MAX_FACES
 from .effects import check_effect_lists
 from .exprs import Scope, Typer
@@ -395,8 +395,7 @@ class Checker:
                     continue
                 for f in faces:
                     if not d.low <= f <= d.high:
-                        self.error(loc, "E414", f"{die} has no face {f} (its faces: "
-                                   f"{d.low}..{d.high})")
+                        self.error(loc, "E414", *no_such_face(die, f, d.low, d.high))
             ex.choice_frame = 0
             for loc, name, values in ex.choices:
                 for v in values:
