@@ -184,7 +184,7 @@ def test_cavalry_case_4_explained(capsys):
 
 def test_the_ammunition_explosion_explained(capsys):
     code, out, err = run(capsys, "explain", BFS, "take_ammunition(musketeers, powder)",
-                         "--state", AMMUNITION, "--roll", "d10=10,8")
+                         "--state", AMMUNITION, "--roll", "d10=10,8", "--option", "ammunition_rules")
     assert code == 0, err
     assert "applied +2: all units, artillery included" in out
     assert "powder is removed" in out and "musketeers.strength: 6 → 5" in out
@@ -270,9 +270,10 @@ def test_the_table_is_a_real_board_of_a_dozen_units():
 
 def test_explosion_hits_every_unit_and_wagon_within_5_cm_each_logged_with_its_section(capsys):
     code, out, err = run(capsys, "explain", BFS, "take_ammunition(musketeers, powder)",
-                         "--state", TABLE, "--roll", "d10=10,9")
+                         "--state", TABLE, "--roll", "d10=10,9", "--option", "ammunition_rules")
     assert code == 0, err
     assert effects_of(out) == [
+        "- musketeers.maneuvers_left: 2 → 1 (§9 Maneuvers)",
         "- powder is removed (§7.14 Ammunition Wagons)",
         "- musketeers.strength: 6 → 5 (§7.14 Ammunition Wagons)",
         "- cossack_horse.strength: 5 → 4 (§7.14 Ammunition Wagons)",
@@ -286,7 +287,7 @@ def test_the_explosion_follows_the_positions(capsys, tmp_path):
     moved.write_text(TABLE.read_text(encoding="utf-8").replace("at: [47, 16]", "at: [48, 16]"),
                      encoding="utf-8")
     code, out, err = run(capsys, "explain", BFS, "take_ammunition(musketeers, powder)",
-                         "--state", moved, "--roll", "d10=10,9")
+                         "--state", moved, "--roll", "d10=10,9", "--option", "ammunition_rules")
     assert code == 0, err
     assert not any("cossack_horse" in line for line in effects_of(out))
     assert "- musketeers.strength: 6 → 5 (§7.14 Ammunition Wagons)" in effects_of(out)
