@@ -317,3 +317,24 @@ def test_relation_flags_the_positions_decide_are_gone():
     # contact needs Base sizes the seed does not give: kept as an input, marked gap
     base = (BFS / "base.drill").read_text(encoding="utf-8")
     assert re.search(r'gap "contact \(Unit\.behind.*needs the sizes of Bases', base)
+
+
+# ------------------------------------------------------------------ the questioner's findings
+def test_a_refused_ammunition_taking_changes_nothing_and_names_the_option(capsys):
+    code, out, err = run(capsys, "explain", BFS, "take_ammunition(musketeers, powder)",
+                         "--state", TABLE, "--roll", "d10=10,9")
+    assert code == 0, err
+    assert "Ruling: nothing" in out and "Effects on the game state" not in out
+    assert "VIOLATED: §7.14 Ammunition Wagons:" in out and "--option ammunition_rules" in out
+
+
+def test_the_same_charge_written_against_the_infantry_is_the_same_fight(capsys):
+    answers = {}
+    for combat in ("charge", "charge_foot"):
+        for q in ("combat_outcome({})", "resolution({}, Defender)", "resolution({}, Attacker)",
+                  "impetus({})", "cavalry_attack_case({})", "bases_counted({}, Defender)"):
+            code, out, err = run(capsys, "ask", BFS, q.format(combat), "--state", CAVALRY)
+            assert code == 0, err
+            answers.setdefault(q, []).append(out.strip())
+    assert all(a == b for a, b in answers.values()), answers
+    assert answers["cavalry_attack_case({})"][0] == "CaseCrewedWagonWithInfantry"
