@@ -184,7 +184,7 @@ def test_cavalry_case_4_explained(capsys):
 
 def test_the_ammunition_explosion_explained(capsys):
     code, out, err = run(capsys, "explain", BFS, "take_ammunition(musketeers, powder)",
-                         "--state", AMMUNITION, "--roll", "d10=10,8")
+                         "--state", AMMUNITION, "--roll", "d10=10,8", "--option", "ammunition_rules")
     assert code == 0, err
     assert "applied +2: all units, artillery included" in out
     assert "powder is removed" in out and "musketeers.strength: 6 → 5" in out
@@ -270,9 +270,10 @@ def test_the_table_is_a_real_board_of_a_dozen_units():
 
 def test_explosion_hits_every_unit_and_wagon_within_5_cm_each_logged_with_its_section(capsys):
     code, out, err = run(capsys, "explain", BFS, "take_ammunition(musketeers, powder)",
-                         "--state", TABLE, "--roll", "d10=10,9")
+                         "--state", TABLE, "--roll", "d10=10,9", "--option", "ammunition_rules")
     assert code == 0, err
     assert effects_of(out) == [
+        "- musketeers.maneuvers_left: 2 → 1 (§9 Maneuvers)",
         "- powder is removed (§7.14 Ammunition Wagons)",
         "- musketeers.strength: 6 → 5 (§7.14 Ammunition Wagons)",
         "- cossack_horse.strength: 5 → 4 (§7.14 Ammunition Wagons)",
@@ -286,7 +287,7 @@ def test_the_explosion_follows_the_positions(capsys, tmp_path):
     moved.write_text(TABLE.read_text(encoding="utf-8").replace("at: [47, 16]", "at: [48, 16]"),
                      encoding="utf-8")
     code, out, err = run(capsys, "explain", BFS, "take_ammunition(musketeers, powder)",
-                         "--state", moved, "--roll", "d10=10,9")
+                         "--state", moved, "--roll", "d10=10,9", "--option", "ammunition_rules")
     assert code == 0, err
     assert not any("cossack_horse" in line for line in effects_of(out))
     assert "- musketeers.strength: 6 → 5 (§7.14 Ammunition Wagons)" in effects_of(out)
@@ -316,3 +317,24 @@ def test_relation_flags_the_positions_decide_are_gone():
     # contact needs Base sizes the seed does not give: kept as an input, marked gap
     base = (BFS / "base.drill").read_text(encoding="utf-8")
     assert re.search(r'gap "contact \(Unit\.behind.*needs the sizes of Bases', base)
+
+
+# ------------------------------------------------------------------ the questioner's findings
+def test_a_refused_ammunition_taking_changes_nothing_and_names_the_option(capsys):
+    code, out, err = run(capsys, "explain", BFS, "take_ammunition(musketeers, powder)",
+                         "--state", TABLE, "--roll", "d10=10,9")
+    assert code == 0, err
+    assert "Ruling: nothing" in out and "Effects on the game state" not in out
+    assert "VIOLATED: §7.14 Ammunition Wagons:" in out and "--option ammunition_rules" in out
+
+
+def test_the_same_charge_written_against_the_infantry_is_the_same_fight(capsys):
+    answers = {}
+    for combat in ("charge", "charge_foot"):
+        for q in ("combat_outcome({})", "resolution({}, Defender)", "resolution({}, Attacker)",
+                  "impetus({})", "cavalry_attack_case({})", "bases_counted({}, Defender)"):
+            code, out, err = run(capsys, "ask", BFS, q.format(combat), "--state", CAVALRY)
+            assert code == 0, err
+            answers.setdefault(q, []).append(out.strip())
+    assert all(a == b for a, b in answers.values()), answers
+    assert answers["cavalry_attack_case({})"][0] == "CaseCrewedWagonWithInfantry"
