@@ -216,7 +216,8 @@ def test_a_halted_unit_is_refused_citing_6_5_4(capsys, tmp_path):
 
 def test_relation_flags_the_positions_decide_are_gone():
     text = "\n".join(p.read_text(encoding="utf-8") for p in GDB.rglob("*.drill"))
-    for flag in ("commander_distance", "within_arc", "ChargePath", "line_of_sight:", "needs_turn", "straight_run:"):
+    for flag in ("commander_distance", "within_arc", "ChargePath", "line_of_sight:", "needs_turn", "straight_run:",
+                 "charged_by:", "faces_charger:"):
         assert flag not in text, flag
     # line of sight over terrain has no geometry in the seed: an input, marked gap
     assert re.search(r'gap "sight_blocked: line of sight over terrain', text)
