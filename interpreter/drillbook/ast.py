@@ -717,7 +717,14 @@ def type_source(t: TypeRef) -> str:
         return f"list of {t.name}"
     if t.kind == "union":
         return f"Int or {t.name}"
+    if t.kind == "optional union":
+        return f"Int or {t.name}?"
     return t.name
+
+
+def optional_type(t: TypeRef) -> bool:
+    """Whether a declared type lets the value be none."""
+    return t.kind in ("optional", "optional union")
 
 
 def cell_source(cell: Cell) -> str:

@@ -66,11 +66,14 @@ class Typer:
                 return self.error(t.loc, "E302", f"the range {t.low}..{t.high} is empty")
             return INT
         inner = self._named(t.name, t.loc)
-        if t.kind == "union":
-            if inner.kind not in ("enum", "any"):
+        if t.kind in ("union", "optional union"):
+            if inner.kind == "any":               # an unknown name, already reported
+                return inner
+            if inner.kind != "enum":
                 return self.error(t.loc, "E318", f"in 'Int or {t.name}', {t.name} must be an enum "
                                   "of the printed words (like P for prohibited)")
-            return Ty("union", t.name)
+            union = Ty("union", t.name)
+            return union if t.kind == "union" else Ty("opt", inner=union)
         if t.kind == "optional":
             return Ty("opt", inner=inner)
         if t.kind == "list":
