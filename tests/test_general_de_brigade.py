@@ -216,7 +216,34 @@ def test_a_halted_unit_is_refused_citing_6_5_4(capsys, tmp_path):
 
 def test_relation_flags_the_positions_decide_are_gone():
     text = "\n".join(p.read_text(encoding="utf-8") for p in GDB.rglob("*.drill"))
-    for flag in ("commander_distance", "within_arc", "ChargePath", "line_of_sight:", "needs_turn", "straight_run:"):
+    for flag in ("commander_distance", "within_arc", "ChargePath", "line_of_sight:", "needs_turn", "straight_run:",
+                 "charged_by:", "faces_charger:"):
         assert flag not in text, flag
     # line of sight over terrain has no geometry in the seed: an input, marked gap
     assert re.search(r'gap "sight_blocked: line of sight over terrain', text)
+
+
+# ------------------------------------------------------------------ the rules questioner's findings
+FLANK = STATES / "flank.yaml"
+PASSES = ("--choice", "charger_result=Pass", "--choice", "defender_result=Pass")
+
+
+def test_a_friendly_unit_or_the_unit_itself_is_refused_as_a_target(capsys):
+    assert ask(capsys, "may_charge(fr_2e, fr_18e, Charge)", CHARGE).startswith(
+        "refused: §6.1 the target is another unit, of the enemy")
+    out = ask(capsys, "may_charge(fr_18e, fr_18e, Charge)", CHARGE)
+    assert out.startswith("refused: §6.1 the target is another unit, of the enemy")
+
+
+def test_turning_to_face_takes_the_flank_plus_away(capsys):
+    q = "after charge_sequence(hus, drag): hus.flank_plus"
+    assert ask(capsys, q, FLANK, "--choice", "reaction=Stand", *PASSES) == "yes"
+    assert ask(capsys, q, FLANK, "--choice", "reaction=Counter", *PASSES) == "no"
+
+
+def test_the_defender_rolls_its_own_die_to_counter_charge(capsys):
+    args = ("--option", "OptionalCommandRoll", "--choice", "reaction=Counter", *PASSES)
+    q = "after charge_sequence(fr_bn, ru_bn): ru_bn.reaction"
+    assert ask(capsys, q, FLANK, "--roll", "d6=5", *args) == "Counter"
+    code, out, err = run(capsys, "ask", GDB, q, "--state", FLANK, "--roll", "d6=3", *args)
+    assert code != 0 and "error[E611]" in err and "no Counter unless may_charge" in err
