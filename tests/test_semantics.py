@@ -156,6 +156,35 @@ def test_no_case_applies_e606(book):
     assert answer(book, rb, "charge(u_horse)", state=STATE) == "3"
 
 
+def test_a_rule_keeps_its_declared_type_e604(book):
+    """A rule declared -> Int whose value is optional stops where the value is none (and
+    the exception's value alike), not later inside a caller's comparison."""
+    rb = book.write("rb.drill", MOVES + """
+  record Order
+    unit: Unit
+    distance: Int?
+    hurried: Bool = false
+  define reach(o: Order) -> Int = o.distance
+  define march(o: Order) -> Int = 3
+  exception hurry to march when o.hurried = o.distance
+  define far(o: Order) -> Bool = reach(o) > 2 or march(o) > 2
+  define maybe(o: Order) -> Int? = o.distance
+""")
+    state = STATE + """
+Order:
+  given: {unit: u_foot, distance: 4}
+  blank: {unit: u_foot}
+  rushed: {unit: u_foot, hurried: true}
+"""
+    assert answer(book, rb, "far(given)", state=state) == "yes"
+    assert answer(book, rb, "maybe(blank)", state=state) == "none"
+    assert_located(ask(book, rb, "far(blank)", state=state), "E604",
+                   "the value of 'reach' is none here", rc=1, path="rb.drill", line=18, col=35)
+    assert_located(ask(book, rb, "march(rushed)", state=state), "E604",
+                   "the value of exception 'hurry' (it overrides march) is none here", rc=1,
+                   path="rb.drill", line=20, col=45)
+
+
 # ------------------------------------------------------------------ cycles
 @pytest.mark.parametrize("body, name", [
     ("  define a -> Int = a + 1\n", "a"),

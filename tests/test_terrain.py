@@ -187,8 +187,8 @@ section 1 "Terrain Effects Chart"
     Clear
     Woods
   record Row
-    hi: Int or Rule
-    cav: Int or Rule
+    hi: Int or Rule?
+    cav: Int or Rule?
     los: Bool
   marker * formation_hit "Formation Hit."
   table tec(t: Terrain) -> Row
@@ -209,6 +209,18 @@ def bad_chart(capsys, tmp_path, woods_row):
     errors = [m.groupdict() for m in map(LOCATED.match, err.splitlines()) if m]
     assert errors, err
     return errors, err
+
+
+def test_a_dash_in_a_field_that_cannot_be_none_is_refused(capsys, tmp_path):
+    book = tmp_path / "dash"
+    book.mkdir()
+    text = CHART.format(woods="    | Woods | 2* | 4* | Yes |").replace("Int or Rule?", "Int or Rule")
+    (book / "rulebook.drill").write_text(text, encoding="utf-8")
+    code, out, err = run(capsys, "check", book)
+    errors = [m.groupdict() for m in map(LOCATED.match, err.splitlines()) if m]
+    assert code == 1 and [(e["code"], e["line"], e["col"]) for e in errors] == [
+        ("E417", "17", "15"), ("E417", "17", "20")], err
+    assert "declare it optional: hi: Int or Rule?" in err
 
 
 def test_unknown_marker_is_located_at_its_row_and_column(capsys, tmp_path):

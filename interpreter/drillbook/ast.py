@@ -5,17 +5,99 @@ nodes in place (``type``, ``ref``); nothing else mutates them.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from types import CodeType, FunctionType
 from typing import Any
 
 from .errors import Loc
 
+_MISSING = object()
+
+
+class fresh:
+    """A field's default made anew for each node: ``annotations: list = fresh(list)``."""
+    __slots__ = ("factory",)
+
+    def __init__(self, factory):
+        self.factory = factory
+
+
+def node(cls=None, *, eq: bool = False):
+    """A node class from its annotated fields, as ``dataclasses.dataclass`` would make it
+    (base fields first, ``__init__`` in field order, ``__post_init__`` called), for less
+    import time: every command imports this module, and a rulebook read from the cache
+    builds no node by ``__init__``, which is written when a class is first instantiated.
+    Nodes compare by identity unless ``eq``, which compares their fields (and makes them
+    unhashable)."""
+    def build(cls):
+        names = list(getattr(cls, "_node_fields", ()))
+        defaults = dict(getattr(cls, "_node_defaults", {}))
+        for name in cls.__dict__.get("__annotations__", {}):
+            if name not in names:
+                names.append(name)
+            if name in cls.__dict__:
+                defaults[name] = cls.__dict__[name]
+                if isinstance(defaults[name], fresh):
+                    delattr(cls, name)
+        cls._node_fields, cls._node_defaults = tuple(names), defaults
+
+        def first(self, *args, **kwargs):
+            cls.__init__ = _init(cls)
+            cls.__init__(self, *args, **kwargs)
+        cls.__init__ = first
+        if "__repr__" not in cls.__dict__:
+            cls.__repr__ = _repr
+        if eq:
+            cls.__eq__, cls.__hash__ = _eq, None
+        return cls
+    return build if cls is None else build(cls)
+
+
+def _init(cls):
+    env, params, body, given = {"_M": _MISSING}, [], [], []
+    for name in cls._node_fields:
+        default = cls._node_defaults.get(name, _MISSING)
+        if default is _MISSING:
+            params.append(name)
+            body.append(f"self.{name} = {name}")
+        elif isinstance(default, fresh):
+            env[f"_f_{name}"] = default.factory
+            params.append(f"{name}=_M")
+            given.append(_MISSING)
+            body.append(f"self.{name} = _f_{name}() if {name} is _M else {name}")
+        else:
+            params.append(f"{name}=_M")
+            given.append(default)
+            body.append(f"self.{name} = {name}")
+    if hasattr(cls, "__post_init__"):
+        body.append("self.__post_init__()")
+    src = f"def __init__(self, {', '.join(params)}):\n    " + "\n    ".join(body)
+    code = compile(src, f"<{cls.__name__} fields>", "exec")
+    init = FunctionType(next(c for c in code.co_consts if isinstance(c, CodeType)), env,
+                        "__init__", tuple(given) or None)
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    return init
+
+
+def node_fields(value) -> tuple | None:
+    """The field names of an AST node, in order; None for anything else."""
+    return None if isinstance(value, type) else getattr(type(value), "_node_fields", None)
+
+
+def _repr(self):
+    return f"{type(self).__name__}({', '.join(f'{n}={getattr(self, n)!r}' for n in self._node_fields)})"
+
+
+def _eq(self, other):
+    if other.__class__ is not self.__class__:
+        return NotImplemented
+    return all(getattr(self, n) == getattr(other, n) for n in self._node_fields)
+
 
 # --------------------------------------------------------------------- labels & notes
-@dataclass
+@node(eq=True)
 class Label:
     text: str | None = None
-    translations: dict[str, str] = field(default_factory=dict)
+    translations: dict[str, str] = fresh(dict)
 
     def show(self, name: str, lang: str | None = None) -> str:
         if lang and lang in self.translations:
@@ -23,7 +105,7 @@ class Label:
         return self.text or name
 
 
-@dataclass
+@node(eq=True)
 class Annotation:
     loc: Loc
     kind: str          # source | doubt | note | gap | numbered
@@ -32,7 +114,7 @@ class Annotation:
 
 
 # --------------------------------------------------------------------- expressions
-@dataclass(eq=False)
+@node
 class Expr:
     loc: Loc
 
@@ -51,55 +133,55 @@ class Expr:
         self.depth = deepest + 1
 
 
-@dataclass(eq=False)
+@node
 class IntLit(Expr):
     value: int
 
 
-@dataclass(eq=False)
+@node
 class TextLit(Expr):
     value: str
 
 
-@dataclass(eq=False)
+@node
 class BoolLit(Expr):
     value: bool
 
 
-@dataclass(eq=False)
+@node
 class NoneLit(Expr):
     pass
 
 
-@dataclass(eq=False)
+@node
 class NothingLit(Expr):
     pass
 
 
-@dataclass(eq=False)
+@node
 class RangeLit(Expr):
     low: int
     high: int
 
 
-@dataclass(eq=False)
+@node
 class Name(Expr):
     name: str
 
 
-@dataclass(eq=False)
+@node
 class FieldOf(Expr):
     subject: Expr
     name: str
 
 
-@dataclass(eq=False)
+@node
 class Call(Expr):
     name: str
     args: list
 
 
-@dataclass(eq=False)
+@node
 class Query(Expr):
     """``Unit u where cond`` — an argument of count/exists/every."""
     type_name: str
@@ -107,7 +189,7 @@ class Query(Expr):
     cond: Expr
 
 
-@dataclass(eq=False)
+@node
 class Each(Expr):
     """``EXPR for x in LIST if COND`` or ``EXPR for i from A to B if COND`` — an argument
     of sum/first/every/some."""
@@ -119,100 +201,100 @@ class Each(Expr):
     cond: Expr | None
 
 
-@dataclass(eq=False)
+@node
 class Index(Expr):
     subject: Expr
     index: Expr
 
 
-@dataclass(eq=False)
+@node
 class Unary(Expr):
     op: str            # - + not
     operand: Expr
 
 
-@dataclass(eq=False)
+@node
 class Binary(Expr):
     op: str            # + - * == != < <= > >= and or
     left: Expr
     right: Expr
 
 
-@dataclass(eq=False)
+@node
 class MemberOf(Expr):
     value: Expr
     options: list
 
 
-@dataclass(eq=False)
+@node
 class InList(Expr):
     """``x in some_list`` — membership in a list worked out at run time."""
     value: Expr
     items: Expr
 
 
-@dataclass(eq=False)
+@node
 class IsNone(Expr):
     value: Expr
     negated: bool
 
 
-@dataclass(eq=False)
+@node
 class If(Expr):
     cond: Expr
     then: Expr
     otherwise: Expr
 
 
-@dataclass(eq=False)
+@node
 class ListLit(Expr):
     items: list
 
 
-@dataclass
+@node(eq=True)
 class Dice:
     loc: Loc
     count: int
     die: str
 
 
-@dataclass(eq=False)
+@node
 class Roll(Expr):
     dice: Dice
 
 
-@dataclass(eq=False)
+@node
 class Choose(Expr):
     """``choose NAME from options``: a player's choice, an input like a die."""
     name: str
     options: Expr      # a list, or a Query over the state
 
 
-@dataclass(eq=False)
+@node
 class After(Expr):
     """``after EFFECTS: EXPR`` — EXPR asked of the state the effects produce."""
     effects: Expr
     then: Expr
 
 
-@dataclass(eq=False)
+@node
 class SetEffect(Expr):
     target: Expr       # a FieldOf
     value: Expr
 
 
-@dataclass(eq=False)
+@node
 class AddEffect(Expr):
     amount: Expr
     target: Expr       # a FieldOf
 
 
-@dataclass(eq=False)
+@node
 class RemoveEffect(Expr):
     target: Expr
 
 
-@dataclass(eq=False)
+@node
 class Then(Expr):
     """``first then rest`` — effects in order: ``rest`` is worked out on the state ``first``
     leaves; the value is first's effects followed by rest's."""
@@ -220,7 +302,7 @@ class Then(Expr):
     rest: Expr
 
 
-@dataclass(eq=False)
+@node
 class Let(Expr):
     """``let name = value: body`` — a local name for a value worked out once."""
     var: str
@@ -228,7 +310,7 @@ class Let(Expr):
     body: Expr
 
 
-@dataclass(eq=False)
+@node
 class ForEach(Expr):
     """``for each Type x where cond: body`` or ``for each x in list: body`` — the body's
     effects for each thing in turn, each body on the state the ones before it left."""
@@ -239,14 +321,14 @@ class ForEach(Expr):
     body: Expr
 
 
-@dataclass(eq=False)
+@node
 class ListEach(Expr):
     """``[element for x in list if cond]`` — a list built from another."""
     each: Expr              # an Each
 
 
 # --------------------------------------------------------------------- types
-@dataclass
+@node(eq=True)
 class TypeRef:
     loc: Loc
     kind: str          # named | optional | range | list | union
@@ -255,7 +337,7 @@ class TypeRef:
     high: int | None = None
 
 
-@dataclass
+@node(eq=True)
 class Param:
     loc: Loc
     name: str
@@ -263,7 +345,7 @@ class Param:
 
 
 # --------------------------------------------------------------------- declarations
-@dataclass(eq=False)
+@node
 class Decl:
     loc: Loc
     name: str
@@ -289,21 +371,21 @@ class Decl:
         return ("an " if self.what[0] in "aeiou" else "a ") + self.what
 
 
-@dataclass(eq=False)
+@node
 class Member:
     loc: Loc
     name: str
     label: Label
 
 
-@dataclass(eq=False)
+@node
 class EnumDecl(Decl):
     label: Label
     members: list
     ordered: bool      # a scale
 
 
-@dataclass(eq=False)
+@node
 class FieldDecl:
     loc: Loc
     name: str
@@ -312,32 +394,32 @@ class FieldDecl:
     default: Expr | None = None
 
 
-@dataclass(eq=False)
+@node
 class RecordDecl(Decl):
     label: Label
     fields: list
 
 
-@dataclass(eq=False)
+@node
 class DieDecl(Decl):
     label: Label
     low: int
     high: int
 
 
-@dataclass(eq=False)
+@node
 class OptionDecl(Decl):
     label: Label
     default: bool
 
 
-@dataclass(eq=False)
+@node
 class MarkerDecl(Decl):
     mark: str
     label: Label
 
 
-@dataclass(eq=False)
+@node
 class BoardDecl(Decl):
     """The board positions are on: ``board hex columns odd`` or ``board table cm``."""
     label: Label
@@ -345,7 +427,7 @@ class BoardDecl(Decl):
     layout: str             # axial | columns-odd | columns-even | rows-odd | rows-even | the unit
 
 
-@dataclass(eq=False)
+@node
 class Define(Decl):
     params: list | None
     returns: TypeRef | None
@@ -354,7 +436,7 @@ class Define(Decl):
     value: Expr | None
 
 
-@dataclass(eq=False)
+@node
 class ExceptionDecl(Decl):
     label: Label
     target: str
@@ -363,7 +445,7 @@ class ExceptionDecl(Decl):
     value: Expr | None
 
 
-@dataclass(eq=False)
+@node
 class Modifier:
     loc: Loc
     name: str
@@ -373,7 +455,7 @@ class Modifier:
     annotations: list
 
 
-@dataclass(eq=False)
+@node
 class ModifiersDecl(Decl):
     params: list | None
     label: Label
@@ -383,7 +465,7 @@ class ModifiersDecl(Decl):
     items: list
 
 
-@dataclass(eq=False)
+@node
 class CheckDecl(Decl):
     params: list | None
     label: Label
@@ -394,13 +476,13 @@ class CheckDecl(Decl):
     target: Expr
 
 
-@dataclass(eq=False)
+@node
 class RequirementsDecl(Decl):
     params: list | None
     label: Label
 
 
-@dataclass(eq=False)
+@node
 class RequireDecl(Decl):
     """One requirement: a Bool rule that says whether it is satisfied."""
     list_name: str
@@ -414,7 +496,7 @@ class RequireDecl(Decl):
         return getattr(self, "_params", None)
 
 
-@dataclass(eq=False)
+@node
 class Step:
     loc: Loc
     name: str
@@ -422,33 +504,33 @@ class Step:
     when: Expr | None
     value: Expr | None
     stop: bool = False
-    annotations: list = field(default_factory=list)
+    annotations: list = fresh(list)
 
 
-@dataclass(eq=False)
+@node
 class ProcedureDecl(Decl):
     params: list | None
     label: Label
     steps: list
 
 
-@dataclass(eq=False)
+@node
 class Cell:
     loc: Loc
     kind: str          # int | pair | range | name | set | text | na | corner
     value: Any
     markers: list
-    annotations: list = field(default_factory=list)   # notes under its row naming its column
+    annotations: list = fresh(list)   # notes under its row naming its column
 
 
-@dataclass(eq=False)
+@node
 class Row:
     loc: Loc
     cells: list
-    annotations: list = field(default_factory=list)   # notes under the row, of the whole row
+    annotations: list = fresh(list)   # notes under the row, of the whole row
 
 
-@dataclass(eq=False)
+@node
 class TableDecl(Decl):
     params: list
     returns: TypeRef
@@ -456,7 +538,7 @@ class TableDecl(Decl):
     rows: list
 
 
-@dataclass(eq=False)
+@node
 class Given:
     loc: Loc
     name: str
@@ -465,20 +547,20 @@ class Given:
     fields: list       # [(loc, name, Expr)]
 
 
-@dataclass(eq=False)
+@node
 class Expectation:
     loc: Loc
     expr: Expr
 
 
-@dataclass(eq=False)
+@node
 class ExampleDecl(Decl):
     label: Label
     givens: list
     rolls: list        # [(loc, die, [faces])]
     options: list      # [(loc, name, on)]
     expects: list
-    choices: list = field(default_factory=list)   # [(loc, name, [Expr])]
+    choices: list = fresh(list)   # [(loc, name, [Expr])]
 
 
 # --------------------------------------------------------------------- structure
@@ -491,7 +573,7 @@ _WHAT = {"Define": "rule", "ExceptionDecl": "exception", "RecordDecl": "record t
 MAX_DEPTH = 60     # how deeply expressions may nest (a long a + b + c ... counts each +)
 
 
-@dataclass(eq=False)
+@node
 class Section:
     loc: Loc
     number: str
@@ -508,37 +590,37 @@ class Section:
         return next((a.text for a in self.annotations if a.kind == "numbered"), None)
 
 
-@dataclass(eq=False)
+@node
 class Patch:
     loc: Loc
     kind: str          # replace | drop | add | cell | option
     target: str
     target_loc: Loc
-    items: list = field(default_factory=list)
+    items: list = fresh(list)
     section: str | None = None
-    keys: list = field(default_factory=list)
+    keys: list = fresh(list)
     cell: Cell | None = None
     switch: str | None = None
-    annotations: list = field(default_factory=list)
+    annotations: list = fresh(list)
 
 
-@dataclass(eq=False)
+@node
 class Use:
     loc: Loc
     path: str
 
 
-@dataclass(eq=False)
+@node
 class Header:
     loc: Loc
     label: Label
     edition: str | None
     languages: list
     base: str | None = None      # set for a variant: path of the rulebook it patches
-    annotations: list = field(default_factory=list)
+    annotations: list = fresh(list)
 
 
-@dataclass(eq=False)
+@node
 class SourceFile:
     path: str
     header: Header | None
@@ -635,7 +717,14 @@ def type_source(t: TypeRef) -> str:
         return f"list of {t.name}"
     if t.kind == "union":
         return f"Int or {t.name}"
+    if t.kind == "optional union":
+        return f"Int or {t.name}?"
     return t.name
+
+
+def optional_type(t: TypeRef) -> bool:
+    """Whether a declared type lets the value be none."""
+    return t.kind in ("optional", "optional union")
 
 
 def cell_source(cell: Cell) -> str:

@@ -543,16 +543,42 @@ def cmd_odds(args, argv) -> int:
     shown = {k: outcome_label(rb.model, k, args.lang) for (_, k), _ in rows}
     width = max(len(v) for v in shown.values())
     lines = [f"odds of {args.question}:"]
-    group = None
-    for (made, k), p in rows:
-        if made != group and made:
+    for made, outcomes in _same_odds_together(rows):
+        if made:
             lines.append(f"  if {made}:")
-        group = made
         pad = "    " if made else "  "
-        frac = f"{p.numerator}/{p.denominator}"
-        lines.append(f"{pad}{shown[k]:<{width}}  {frac:>9}  {float(p) * 100:7.3f}%")
+        for k, p in outcomes:
+            frac = f"{p.numerator}/{p.denominator}"
+            lines.append(f"{pad}{shown[k]:<{width}}  {frac:>9}  {float(p) * 100:7.3f}%")
     _say("\n".join(lines), "ruling")
     return 0
+
+
+def _same_odds_together(rows) -> list:
+    """The outcomes grouped by the players' choices made (``a = x, b = y``), the groups
+    that differ in one choice only and give the same odds written as one:
+    ``a = x, b = y or z``.  A choice that changes nothing then shows as such."""
+    groups: dict = {}
+    for (made, k), p in rows:
+        groups.setdefault(made, []).append((k, p))
+    parts = {m: [tuple(c.split(" = ", 1)) for c in m.split(", ")] if m else [] for m in groups}
+    merged = [(parts[m], tuple(o)) for m, o in groups.items()]
+    for i in range(max((len(p) for p, _ in merged), default=0)):
+        buckets: dict = {}
+        for choices, odds in merged:
+            if len(choices) <= i or any(len(c) != 2 for c in choices):
+                buckets[(id(choices),)] = [(choices, odds)]
+                continue
+            key = (odds, tuple(c[0] for c in choices), tuple(choices[:i] + choices[i + 1:]))
+            buckets.setdefault(key, []).append((choices, odds))
+        merged = []
+        for same in buckets.values():
+            choices, odds = same[0]
+            if len(same) > 1:
+                values = " or ".join(c[i][1] for c, _ in same)
+                choices = choices[:i] + [(choices[i][0], values)] + choices[i + 1:]
+            merged.append((choices, odds))
+    return [(", ".join(" = ".join(c) for c in choices), list(odds)) for choices, odds in merged]
 
 
 def cmd_render(args, argv) -> int:

@@ -89,8 +89,16 @@ class _Reach:
         return self.memo[name]
 
 
-def _params(d) -> list:
-    return [{"name": p.name, "type": A.type_source(p.type)} for p in (d.params or [])]
+def _params(model, d) -> list:
+    """Each argument, and the words it is written in when its type is an enum or scale."""
+    out = []
+    for p in d.params or []:
+        entry = {"name": p.name, "type": A.type_source(p.type)}
+        words = model.decls.get(p.type.name) if p.type.kind in ("named", "optional") else None
+        if isinstance(words, A.EnumDecl):
+            entry["levels"] = [m.name for m in words.members]
+        out.append(entry)
+    return out
 
 
 def _returns(model, d) -> str:
@@ -103,7 +111,7 @@ def _returns(model, d) -> str:
 
 
 def signature(model, d) -> str:
-    ps = ", ".join(f"{p['name']}: {p['type']}" for p in _params(d))
+    ps = ", ".join(f"{p['name']}: {p['type']}" for p in _params(model, d))
     head = f"{d.name}({ps})" if d.params is not None else d.name
     return f"{head} -> {_returns(model, d)}"
 
@@ -121,7 +129,7 @@ def question_json(model, d, reach=None) -> dict:
     reach = reach or _Reach(model)
     dice, choices, calls = reach.of(d.name)
     out = {"name": d.name, "kind": QUESTION_KINDS[type(d)], "signature": signature(model, d),
-           "params": _params(d), "returns": _returns(model, d),
+           "params": _params(model, d), "returns": _returns(model, d),
            "label": d.label.text, "labels": _labels(d.label), "section": _section(d),
            "at": _where(d), "dice": dice, "choices": choices, "consults": calls,
            "notes": _notes(d)}
@@ -162,7 +170,7 @@ def field_json(model, rec, f) -> dict:
     t = f.type
     out = {"name": f.name, "type": A.type_source(t), "label": f.label.text,
            "labels": _labels(f.label), "required": f.default is None
-           and t.kind not in ("optional", "list"),
+           and not A.optional_type(t) and t.kind != "list",
            "default": A.to_source(f.default) if f.default is not None else None}
     if t.kind == "range":
         out["range"] = [t.low, t.high]
@@ -325,7 +333,10 @@ def render_one(item: dict, lang=None) -> str:
         lines.append(_word_line(item, lang))
     lines.append("  " + say(lang, "d_section", s=_sec(item, lang) or "—", at=item["at"]))
     for p in item.get("params", []):
-        lines.append("  " + say(lang, "d_param", name=p["name"], type=p["type"]))
+        line = "  " + say(lang, "d_param", name=p["name"], type=p["type"])
+        if p.get("levels"):
+            line += ": " + say(lang, "d_one_of", v=", ".join(p["levels"]))
+        lines.append(line)
     lines += ["  " + r for r in _reads(item, lang)]
     if item.get("consults"):
         lines.append("  " + say(lang, "d_consults", v=", ".join(item["consults"])))

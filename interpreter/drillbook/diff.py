@@ -100,6 +100,10 @@ def render_text(d: dict, lang=None) -> str:
             lines.append(f"  option    {c['target']}: {c['before']} → {c['after']}  ({where})")
         else:
             lines.append(f"  {c['kind']:<9} {c['target']}  ({where}, {c['at']})")
+            if c["kind"] in ("replaced", "dropped"):     # what the house rule changes
+                lines.append(f"      {say(lang, 'diff_before')} {c['before']}")
+            if c["kind"] == "replaced":
+                lines.append(f"      {say(lang, 'diff_after')} {c['after']}")
     if not d["changes"]:
         lines.append("  none")
     lines += ["", "Odds that change (in the situations of the base rulebook's examples):"]

@@ -113,6 +113,17 @@ def a_or_an(noun) -> str:
     return ("an " if vowel else "a ") + noun
 
 
+def no_such_face(die: str, face: int, low: int, high: int) -> tuple[str, str | None]:
+    """The message and hint of a face a die does not have (E414): a d10 whose faces run
+    1..10 reads the 0 printed on the die as 10, and one that runs 0..9 the reverse."""
+    message = f"{die} has no face {face} (its faces: {low}..{high})"
+    if face == 0 and low == 1:
+        return message, f"this rulebook reads the die's 0 as {high}: give {die}={high}"
+    if face == high + 1 and low == 0:
+        return message, f"this rulebook reads the die's {face} as 0: give {die}=0"
+    return message, None
+
+
 def did_you_mean(name: str, candidates) -> str | None:
     """'did you mean ...?' for names like ``name``: close in spelling and, unless very close,
     starting with the same letter (so 'facing' does not suggest 'wing')."""

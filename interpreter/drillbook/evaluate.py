@@ -15,7 +15,7 @@ from .check import check
 from .check.exprs import Scope
 from .check.types import ANY, Ty
 from .compile import compile_model
-from .errors import Diagnostic, DrillError, Loc, did_you_mean, fail, source_line
+from .errors import Diagnostic, DrillError, Loc, did_you_mean, fail, no_such_face, source_line
 from .limits import MAX_ODDS_WORK, MAX_WORK, Budget
 from .loader import load
 from .runtime import (CheckResult, Ctx, Dice, Effect, ReusedDice, State,
@@ -117,7 +117,7 @@ class Rulebook:
             for f in faces:
                 if not dice[die].low <= f <= dice[die].high:
                     fail(where or Loc("<command line>"), "E414",
-                         f"{die} has no face {f} (its faces: {dice[die].low}..{dice[die].high})")
+                         *no_such_face(die, f, dice[die].low, dice[die].high))
         return given
 
     # ------------------------------------------------------------ questions

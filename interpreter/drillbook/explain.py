@@ -419,13 +419,18 @@ def doubts_of(trace: Trace, model=None) -> list:
         if note.kind in ("doubt", "gap") and key not in seen:
             seen.add(key)
             out.append(_note_json(note, of, section))
-    decls = []
+    decls, sections = [], set()
     for node, what, thing in _consulted(trace):
         sec = getattr(node.decl, "section", None)
         if what == "decl":
             decls.append(thing)
             for note in getattr(thing, "annotations", []) or []:
                 add(note, thing.name, getattr(thing, "section", None) or sec)
+            own = getattr(thing, "section", None)     # the doubts its section states of
+            if own is not None and id(own) not in sections:     # all its rules
+                sections.add(id(own))
+                for note in own.annotations or []:
+                    add(note, "whole section", own)
         elif what == "modifier":
             for note in thing.annotations or []:
                 add(note, f"{node.decl.name}.{thing.name}", sec)
@@ -448,10 +453,13 @@ def variant_changes(trace: Trace, model=None) -> list:
         return []
     own = model.own_files
     out, seen = [], set()
+    base = getattr(model.base, "decls", {})
+    owner = {c.target: _owner(base.get(c.target)) for c in model.patches if c.kind == "dropped"}
     for node, what, thing in _consulted(trace):
         name = getattr(thing, "name", node.name)
         for c in model.patches:
-            hit = (what == "decl" and (c.target == name or c.target.startswith(name + "."))
+            hit = (what == "decl" and (c.target == name or c.target.startswith(name + ".")
+                                       or owner.get(c.target) == name)
                    or what == "cell" and thing.loc.path in own
                    and c.kind == "cell" and c.target.startswith(node.name + "(")
                    and (c.loc.path, c.loc.line) == (thing.loc.path, thing.loc.line))
@@ -462,6 +470,16 @@ def variant_changes(trace: Trace, model=None) -> list:
                             "before": c.before, "after": c.after,
                             "at": f"{c.loc.path}:{c.loc.line}"})
     return out
+
+
+def _owner(decl) -> str | None:
+    """The rule a dropped exception (or requirement) belonged to: a ruling that consults the
+    rule shows that the variant dropped it."""
+    if isinstance(decl, A.ExceptionDecl):
+        return decl.target
+    if isinstance(decl, A.RequireDecl):
+        return decl.list_name
+    return None
 
 
 def _doubt_lines(answer, model, lang) -> list:

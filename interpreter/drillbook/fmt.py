@@ -26,8 +26,8 @@ from __future__ import annotations
 import os
 import tempfile
 import unicodedata
-from dataclasses import fields, is_dataclass
 
+from .ast import node_fields
 from .errors import Diagnostic, DrillError, Loc, fail, remember_source
 from .lines import normalize
 from .syntax import parse_file
@@ -263,11 +263,11 @@ def strip_locs(node):
         return tuple(strip_locs(x) for x in node if not isinstance(x, Loc))
     if isinstance(node, dict):
         return tuple(sorted((k, strip_locs(v)) for k, v in node.items()))
-    if is_dataclass(node) and not isinstance(node, type):
-        names = [f.name for f in fields(node)]
+    names = node_fields(node)
+    if names is not None:
         extra = [k for k in vars(node) if k not in names] if hasattr(node, "__dict__") else []
         out = [type(node).__name__]
-        for name in names + [k for k in extra if k not in _NOT_SYNTAX]:
+        for name in list(names) + [k for k in extra if k not in _NOT_SYNTAX]:
             value = getattr(node, name)
             if isinstance(value, Loc):
                 continue

@@ -226,6 +226,8 @@ PHRASES = {
     "d_one_of": {"en": "one of {v}", "ru": "одно из {v}", "de": "eins von {v}"},
     "d_section": {"en": "section {s}, at {at}", "ru": "раздел {s}, в {at}",
                   "de": "Abschnitt {s}, in {at}"},
+    "diff_before": {"en": "was:", "ru": "было:", "de": "war:"},
+    "diff_after": {"en": "now:", "ru": "стало:", "de": "jetzt:"},
     "d_param": {"en": "argument {name}: {type}", "ru": "аргумент {name}: {type}",
                 "de": "Argument {name}: {type}"},
     "d_consults": {"en": "consults {v}", "ru": "обращается к {v}", "de": "zieht heran: {v}"},

@@ -46,8 +46,10 @@ def field_schema(model, f: A.FieldDecl, lang=None) -> dict:
         out = {"anyOf": [_base(model, t.name), {"type": "null"}, {"const": "none"}]}
     elif t.kind == "list":
         out = {"type": "array", "items": _base(model, t.name)}
-    elif t.kind == "union":
+    elif t.kind in ("union", "optional union"):
         out = {"anyOf": [{"type": "integer"}, _base(model, t.name)]}
+        if t.kind == "optional union":
+            out["anyOf"] += [{"type": "null"}, {"const": "none"}]
     else:
         out = _base(model, t.name)
     text = _label(f.label, lang)
@@ -70,7 +72,7 @@ def _default(e):
 
 
 def _required(f: A.FieldDecl) -> bool:
-    return f.default is None and f.type.kind not in ("optional", "list")
+    return f.default is None and not A.optional_type(f.type) and f.type.kind != "list"
 
 
 def record_schema(model, rec: A.RecordDecl, lang=None) -> dict:

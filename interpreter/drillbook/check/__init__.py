@@ -8,7 +8,7 @@ exceptions of one rule can apply at once; type every example.
 from __future__ import annotations
 
 from .. import ast as A
-from ..errors import Diagnostic, DrillError, did_you_mean
+from ..errors import Diagnostic, DrillError, did_you_mean, no_such_face
 from ..limits import MAX_DEPTH, MAX_FACES
 from .effects import check_effect_lists
 from .exprs import Scope, Typer
@@ -203,7 +203,7 @@ class Checker:
             if d.when is not None:
                 self.typer.expect(d.when, scope, BOOL, "a 'when' condition")
             if d.value is not None and d not in pending:
-                self.typer.expect(d.value, scope, m.returns[d.name], f"the value of '{d.name}'")
+                self._value(d.value, scope, m.returns[d.name], f"the value of '{d.name}'")
             m.frame_size[d.name] = max(m.frame_size.get(d.name, 0), scope.size)
         for name, mods in m.of_kind(A.ModifiersDecl).items():
             if mods.combine not in COMBINE:
@@ -315,9 +315,17 @@ class Checker:
             if e.value is None:
                 self.error(e.loc, "E312", f"exception '{name}' gives no value ('= ...')")
             else:
-                self.typer.expect(e.value, scope, m.returns.get(root.name, ANY),
-                                  f"the value of exception '{name}' (it overrides {root.name})")
+                self._value(e.value, scope, m.returns.get(root.name, ANY),
+                            f"the value of exception '{name}' (it overrides {root.name})")
             m.frame_size[root.name] = max(m.frame_size.get(root.name, 0), scope.size)
+
+    def _value(self, e: A.Expr, scope, want, what: str) -> None:
+        """A rule's value: an optional one where the rule's type is not optional is checked
+        when worked out (``needed``: none there stops, located, E604), not where a caller
+        meets it."""
+        got = self.typer.expect(e, scope, want, what)
+        if got.kind == "opt" and want.kind not in ("opt", "any"):
+            e.needed = what
 
     # ------------------------------------------------------------ cycles
     def cycles(self):
@@ -387,8 +395,7 @@ class Checker:
                     continue
                 for f in faces:
                     if not d.low <= f <= d.high:
-                        self.error(loc, "E414", f"{die} has no face {f} (its faces: "
-                                   f"{d.low}..{d.high})")
+                        self.error(loc, "E414", *no_such_face(die, f, d.low, d.high))
             ex.choice_frame = 0
             for loc, name, values in ex.choices:
                 for v in values:

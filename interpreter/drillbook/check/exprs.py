@@ -66,11 +66,12 @@ class Typer:
                 return self.error(t.loc, "E302", f"the range {t.low}..{t.high} is empty")
             return INT
         inner = self._named(t.name, t.loc)
-        if t.kind == "union":
+        if t.kind in ("union", "optional union"):
             if inner.kind not in ("enum", "any"):
                 return self.error(t.loc, "E318", f"in 'Int or {t.name}', {t.name} must be an enum "
                                   "of the printed words (like P for prohibited)")
-            return Ty("union", t.name)
+            union = Ty("union", t.name)
+            return union if t.kind == "union" else Ty("opt", inner=union)
         if t.kind == "optional":
             return Ty("opt", inner=inner)
         if t.kind == "list":

@@ -274,10 +274,22 @@ class TableChecker:
                 if col is None:
                     continue
                 where = f"chart '{t.name}' row {self.show(key_cell)}, column {col}"
+                if cell.kind == "na" and fields[col].kind not in ("opt", "any"):
+                    self.error(cell.loc, "E417", f"{where} is —, but the field {col} of {rec} "
+                               "cannot be none", f"declare it optional: {col}: "
+                               f"{_optional(self.model, rec, col)}")
                 values.append(([col], cell, self.value(cell, fields[col], where)))
             rows.append((keys, key_cell, values))
         self.missing(seen, dom, t.loc, "row", t.name)
         return TableLayout(t, "chart", [dom], columns, rows, result)
+
+
+def _optional(model, rec: str, col: str) -> str:
+    """A record field's declared type, written optional."""
+    decl = model.decls.get(rec)
+    f = next((f for f in getattr(decl, "fields", []) if f.name == col), None)
+    return A.type_source(f.type) + "?" if f is not None and f.type.kind in (
+        "named", "union") else "its type followed by ?"
 
 
 def _ranges(nums) -> str:

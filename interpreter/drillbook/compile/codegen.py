@@ -383,7 +383,11 @@ class _Gen:
         return t, f"({t} := {code})"
 
     def gen(self, e) -> str:
-        return getattr(self, "_" + type(e).__name__)(e)
+        code = getattr(self, "_" + type(e).__name__)(e)
+        needed = getattr(e, "needed", None)     # a rule's optional value, its type not
+        if needed is not None:                  # optional (check stage): none stops here
+            return self._required(code, self.k(e.loc), self.k(needed))
+        return code
 
     def val(self, e, what="a number") -> str:
         """``e`` where a value is needed: an optional one that is none stops, located; so
@@ -483,7 +487,7 @@ class _Gen:
         out = []
         for i, a in enumerate(e.args):
             p = params[i] if i < len(params) else None
-            if (p is not None and p.type.kind != "optional" and a.type is not None
+            if (p is not None and not A.optional_type(p.type) and a.type is not None
                     and a.type.kind in ("opt", "none")):
                 out.append(self.val(a, f"argument '{p.name}' of {e.ref[1]}"))
             else:

@@ -16,6 +16,7 @@ in the source, every rulebook value is passed in through the function's globals.
 """
 from __future__ import annotations
 
+import ast as pyast
 import contextlib
 import re
 import types
@@ -25,7 +26,7 @@ from ..check.types import strip
 from ..geometry import Hex
 from ..limits import MAX_INT
 from ..runtime import CheckResult
-from . import lower
+from . import lower, slots
 from .codegen import HELPERS, _Gen
 
 _CONSTANT = re.compile(r"^(k\d+|\(-?\d+\)|True|False|None)$")
@@ -395,7 +396,13 @@ def _innermost(e) -> bool:
 
 
 def _function(src: str, consts: dict, name: str, defaults=()):
-    code = compile(src, f"<drillbook fast {name}>", "exec")
+    where = f"<drillbook fast {name}>"
+    if " is not _U else (_c" in src:        # slots: their reads that need no test go
+        tree = pyast.parse(src)
+        slots.settle(tree.body[0])
+        code = compile(pyast.fix_missing_locations(tree), where, "exec")
+    else:
+        code = compile(src, where, "exec")
     fn_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
     env = dict(HELPERS)
     env.update(consts)

@@ -40,6 +40,16 @@ def lines(gen, e, into: str, indent: int) -> list[str]:
     pad = " " * indent
     if not has(e, (A.Query, A.Each)):
         return [f"{pad}{into} = {gen.gen(e)}"]
+    needed = getattr(e, "needed", None)     # an optional value where one is needed (E604)
+    if needed is not None:
+        t = gen.tmp()
+        return _lines(gen, e, t, indent) + [
+            f"{pad}{into} = {gen._required(t, gen.k(e.loc), gen.k(needed))}"]
+    return _lines(gen, e, into, indent)
+
+
+def _lines(gen, e, into: str, indent: int) -> list[str]:
+    pad = " " * indent
     if isinstance(e, A.If):
         c = gen.tmp()
         return (lines(gen, e.cond, c, indent) + [f"{pad}if {c}:"]

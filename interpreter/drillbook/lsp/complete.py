@@ -126,7 +126,7 @@ def _ty(m, tref) -> Ty | None:
             return None
     if tref.kind == "list":
         return Ty("list", inner=base)
-    if tref.kind == "union":
+    if tref.kind in ("union", "optional union"):
         return Ty("union", tref.name)
     return base
 

@@ -190,11 +190,15 @@ class Builder(Transformer_NonRecursive):
         return A.TypeRef(self.loc(meta), "list", str(name))
 
     @v_args(meta=True, inline=True)
-    def union_type(self, meta, first, second):
+    def union_type(self, meta, first, second, kind="union"):
         if str(first) != "Int":
             fail(self.tloc(first), "E106", "a column that mixes numbers and printed words is "
                  "written 'Int or Words' (Int first)", f"write Int or {second}")
-        return A.TypeRef(self.loc(meta), "union", str(second))
+        return A.TypeRef(self.loc(meta), kind, str(second))
+
+    @v_args(meta=True, inline=True)
+    def optional_union_type(self, meta, first, second):
+        return self.union_type(meta, first, second, "optional union")
 
     def _annotate(self, decl, annotations):
         decl.annotations = list(annotations or [])
