@@ -67,7 +67,9 @@ class Typer:
             return INT
         inner = self._named(t.name, t.loc)
         if t.kind in ("union", "optional union"):
-            if inner.kind not in ("enum", "any"):
+            if inner.kind == "any":               # an unknown name, already reported
+                return inner
+            if inner.kind != "enum":
                 return self.error(t.loc, "E318", f"in 'Int or {t.name}', {t.name} must be an enum "
                                   "of the printed words (like P for prohibited)")
             union = Ty("union", t.name)
