@@ -110,3 +110,30 @@ def test_hand_set_relation_flags_are_gone():
             if flags.search(line) and "gap" not in line:
                 hits.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
     assert not hits, "\n".join(hits)
+
+
+STATE = """Leader:
+  wc: {rating: -1, at: "0404"}
+Wing:
+  foot: {order: Rally, commander: wc, active: true}
+Unit:
+  dead: {class: HeavyInfantry, wing: foot, printed_morale: 8, morale: Eliminated, at: "0606"}
+  odd: {class: HeavyInfantry, wing: foot, printed_morale: 6, morale: Shaken, at: "0607", casualty_threshold: THRESHOLD}
+"""
+
+
+def test_an_eliminated_unit_has_no_morale_to_check_against(capsys, tmp_path):
+    state = tmp_path / "dead.yaml"
+    state.write_text(STATE.replace("THRESHOLD", "4"), encoding="utf-8")
+    code, out, err = run(capsys, "ask", MP, "morale_check(dead)", "--state", state, "--roll", "d10=3")
+    assert code == 1 and "E606" in err and "current_morale" in err and "Traceback" not in err
+
+
+def test_a_casualty_threshold_below_one_hit_is_refused(capsys, tmp_path):
+    state = tmp_path / "odd.yaml"
+    state.write_text(STATE.replace("THRESHOLD", "-3"), encoding="utf-8")
+    code, out, err = run(capsys, "ask", MP, "reached_threshold(odd)", "--state", state)
+    assert code == 1 and "E606" in err and "reached_threshold" in err
+    state.write_text(STATE.replace("THRESHOLD", "1"), encoding="utf-8")
+    code, out, err = run(capsys, "ask", MP, "reached_threshold(odd)", "--state", state)
+    assert code == 0 and out.strip() == "no"
