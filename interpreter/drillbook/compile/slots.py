@@ -25,6 +25,14 @@ _EMPTY = "_U"
 _SLOT = re.compile(r"_c\d+$")
 
 
+# the parts of an expression Python always works out, in the order it works them out
+_IN_ORDER = {ast.BinOp: ("left", "right"), ast.UnaryOp: ("operand",),
+             ast.Call: ("func", "args", "keywords"), ast.Attribute: ("value",),
+             ast.Subscript: ("value", "slice"), ast.Slice: ("lower", "upper", "step"),
+             ast.Tuple: ("elts",), ast.List: ("elts",), ast.Set: ("elts",),
+             ast.Starred: ("value",)}
+
+
 class _Unknown(Exception):
     """A construct the pass does not follow: the function is left as it was."""
 
@@ -164,35 +172,16 @@ class _Follow:
             e.comparators[0] = self.expr(e.comparators[0])
             e.comparators[1:] = [self.branch(c) for c in e.comparators[1:]]
             return e
-        if isinstance(e, ast.BinOp):
-            e.left = self.expr(e.left)
-            e.right = self.expr(e.right)
+        parts = _IN_ORDER.get(type(e))
+        if parts is not None:             # every part worked out, in this order
+            for part in parts:
+                value = getattr(e, part)
+                if isinstance(value, list):
+                    setattr(e, part, [self.expr(x) for x in value])
+                elif value is not None:
+                    setattr(e, part, self.expr(value))
             return e
-        if isinstance(e, ast.UnaryOp):
-            e.operand = self.expr(e.operand)
-            return e
-        if isinstance(e, ast.Call):
-            e.func = self.expr(e.func)
-            e.args = [self.expr(a) for a in e.args]
-            for k in e.keywords:
-                k.value = self.expr(k.value)
-            return e
-        if isinstance(e, ast.Attribute):
-            e.value = self.expr(e.value)
-            return e
-        if isinstance(e, ast.Subscript):
-            e.value = self.expr(e.value)
-            e.slice = self.expr(e.slice)
-            return e
-        if isinstance(e, ast.Slice):
-            for part in ("lower", "upper", "step"):
-                if getattr(e, part) is not None:
-                    setattr(e, part, self.expr(getattr(e, part)))
-            return e
-        if isinstance(e, (ast.Tuple, ast.List, ast.Set)):
-            e.elts = [self.expr(x) for x in e.elts]
-            return e
-        if isinstance(e, ast.Starred):
+        if isinstance(e, ast.keyword):
             e.value = self.expr(e.value)
             return e
         if isinstance(e, ast.Dict):
