@@ -137,3 +137,20 @@ def test_a_casualty_threshold_below_one_hit_is_refused(capsys, tmp_path):
     state.write_text(STATE.replace("THRESHOLD", "1"), encoding="utf-8")
     code, out, err = run(capsys, "ask", MP, "reached_threshold(odd)", "--state", state)
     assert code == 0 and out.strip() == "no"
+
+
+def test_the_preemption_roll_cites_4_4_and_the_chart_it_shares_with_4_3(capsys):
+    """The chart is headed 'Continuation and Preemption (4.3, 4.4)': the Continuation roll is
+    4.3's, the Preemption roll 4.4's; the table and modifiers both rolls read stay in 4.3."""
+    state = MP / "states" / "cavalry-wing.yaml"
+    code, out, err = run(capsys, "explain", MP, "preemption(horse)", "--state", state,
+                         "--roll", "d10=2", "--color", "never")
+    assert code == 0, err
+    assert "Preemption roll (§4.4 Continuation and Preemption)" in out
+    assert "Continuation and Preemption Table (§4.3 Continuation and Preemption)" in out
+    assert out.split("Rules cited: ")[1].startswith("4.4 Continuation and Preemption; 4.3 ")
+    code, out, err = run(capsys, "explain", MP, "continuation(horse, false)", "--state", state,
+                         "--roll", "d10=2", "--color", "never")
+    assert code == 0, err
+    assert "Continuation roll (§4.3 Continuation and Preemption)" in out
+    assert "§4.4" not in out
