@@ -382,6 +382,13 @@ class _Gen:
             return code, code
         return t, f"({t} := {code})"
 
+    @staticmethod
+    def binding(*pairs) -> str:
+        """What evaluates the ``hold`` pairs that bind a temporary, in order, as the start
+        of an ``and`` (a tuple, always true); nothing when every one is a local already."""
+        binds = [held for name, held in pairs if held != name]
+        return f"({', '.join(binds)},) and " if binds else ""
+
     def gen(self, e) -> str:
         code = getattr(self, "_" + type(e).__name__)(e)
         needed = getattr(e, "needed", None)     # a rule's optional value, its type not
