@@ -171,6 +171,26 @@ def test_an_and_knows_its_tests_in_its_later_operands_and_its_body():
     assert "return (p.v if p is not None and t else 0) + a" in out
 
 
+def test_a_value_required_where_it_is_surely_not_none_is_the_value():
+    out = settled(f"""
+        def f(p, q):
+            a = {field('p')}
+            b = (_t1 if (_t1 := p) is not None else _req(_t1, 1, 2))
+            return (_t2 if (_t2 := q) is not None else _req(_t2, 1, 2)) + {field('_t2')}
+    """)
+    assert "b = (_t1 := p)" in out
+    assert out.endswith("return (_t2 if (_t2 := q) is not None else _req(_t2, 1, 2)) + _t2.v")
+
+
+def test_a_list_read_that_stopped_leaves_the_list_known():
+    out = settled("""
+        def f(ctx, E, ids, i):
+            a = (E.get(ids[i]) if ids is not None and i is not None and 0 <= i < len(ids) else _thing_at(ctx, ids, i, 1))
+            return (E.get(ids[0]) if ids is not None and 0 <= 0 < len(ids) else 0)
+    """)
+    assert out.endswith("return E.get(ids[0]) if 0 <= 0 < len(ids) else 0")
+
+
 def test_a_name_set_again_is_no_longer_known():
     out = settled(f"""
         def f(p, g):
@@ -213,7 +233,7 @@ def _random_expr(rng, depth: int) -> str:
         return read(n, f"val({n}, {rng.randint(0, 9)})") if rng.random() < 0.6 else \
             f"cond({rng.randint(0, 15)})"
     kind = rng.choice(["if", "and", "or", "tuple", "call", "compare", "add", "walrus",
-                       "field", "test", "thing"])
+                       "field", "test", "thing", "required"])
     sub = [_random_expr(rng, depth - 1) for _ in range(3)]
     return {
         "if": f"({sub[0]} if {sub[1]} else {sub[2]})",
@@ -227,6 +247,8 @@ def _random_expr(rng, depth: int) -> str:
         "field": field(f"_t{rng.randint(2, 3)}"),
         "test": f"(_t{rng.randint(2, 3)} is {rng.choice(['', 'not '])}None)",
         "thing": f"(_t{rng.randint(2, 3)} := thing({sub[0]}))",
+        "required": "(_t{0} if (_t{0} := {1}) is not None else _req(_t{0}, 1, 2))".format(
+            rng.randint(2, 3), rng.choice([sub[0], f"_t{rng.randint(2, 3)}"])),
     }[kind]
 
 
@@ -266,15 +288,20 @@ def _run(src: str, tree_or_src, bits: list) -> tuple:
     def _none(loc, what):
         raise Stopped()
 
-    env = {"_U": EMPTY, "_none": _none}
+    def _req(value, loc, what):
+        if value is None:
+            raise Stopped()
+        return value
+
+    env = {"_U": EMPTY, "_none": _none, "_req": _req}
     exec(compile(tree_or_src, "<test>", "exec"), env)
     try:
         value = env["f"](val, cond, g, lambda v: v if isinstance(v, int) else len(str(v)),
                          thing)
     except Stopped:
         value = "stopped"
-    except TypeError:                   # a thing compared with a number: on both sides
-        value = "refused"
+    except (TypeError, AttributeError) as e:   # a thing compared with a number, a field
+        value = ("refused", str(e))             # of a number: the same on both sides
     return value, log
 
 

@@ -652,6 +652,8 @@ class _Gen:
             a, b = self.gen(e.left), self.gen(e.right)     # sum stays linear to compile
             if op == "==" and isinstance(e.right, A.Name) and e.right.ref[0] == "member":
                 return f"({a} is {b})"
+            if op in ("==", "!=") and isinstance(e.right, A.NoneLit):   # no value equals
+                return f"({a} is {'not ' if op == '!=' else ''}None)"     # none but none
             return f"({a} {op} {b})"
         level = strip(e.left.type).kind == "enum"
         what = "a level" if level else "a number"

@@ -30,7 +30,7 @@ from . import lower, slots
 from .codegen import HELPERS, _Gen
 
 _CONSTANT = re.compile(r"^(k\d+|\(-?\d+\)|True|False|None)$")
-_TRIVIAL = re.compile(r"^(s\[\d+\]|k\d+|_t\d+|_e|\(-?\d+\)|True|False|None)$")
+_TRIVIAL = re.compile(r"^(s\[\d+\]|k\d+|_t\d+|_p\d+|_e|\(-?\d+\)|True|False|None)$")
 MAX_DEPTH = 3                 # how deep calls are inlined into one function
 _STATE = "    E = ctx.state.entities\n"    # the state's entities, read once per function
 

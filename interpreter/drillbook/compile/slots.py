@@ -98,11 +98,27 @@ def _facts(e, passed: bool) -> set:
     return set()
 
 
-def _stops(e, name: str) -> bool:
-    """Whether ``e``, evaluated where ``name`` is none, surely stops (E604)."""
-    return (isinstance(e, ast.Call) and isinstance(e.func, ast.Name)
-            and (e.func.id == "_none" or e.func.id == "_req" and bool(e.args)
-                 and isinstance(e.args[0], ast.Name) and e.args[0].id == name))
+def _stops(e, test, present: set) -> bool:
+    """Whether ``e``, the else of ``... if test else e``, surely stops (E604, E615): an
+    E604 itself; ``_req(x)`` after ``x is not None``; ``_thing_at(ctx, ids, i)`` after
+    the test that ``ids[i]`` can be read (``inline._thing_at`` writes the two together;
+    a none test of a name surely not none may have been dropped from it)."""
+    if not (isinstance(e, ast.Call) and isinstance(e.func, ast.Name)):
+        return False
+    names = [a.id if isinstance(a, ast.Name) else None for a in e.args]
+    if e.func.id == "_none":
+        return True
+    if e.func.id == "_req":
+        return bool(names) and _none_test(test) == (names[0], True)
+    if e.func.id == "_thing_at" and len(names) == 4 and isinstance(test, ast.BoolOp) \
+            and isinstance(test.op, ast.And):
+        ids, at = names[1], names[2]
+        tested = {_none_test(v) for v in test.values} | {(x, True) for x in present}
+        bounds = [v for v in test.values if isinstance(v, ast.Compare)
+                  and ast.dump(v) == ast.dump(ast.parse(f"0 <= {at} < len({ids})",
+                                                        mode="eval").body)]
+        return (ids, True) in tested and (at, True) in tested and bool(bounds)
+    return False
 
 
 def _stored(node) -> set:
@@ -313,7 +329,14 @@ class _Follow:
         test = _none_test(e.test)
         if test is not None and isinstance(e.test.left, ast.Name) and test[0] in self.present:
             return self.expr(e.body if test[1] else e.orelse)
-        if isinstance(e.test, ast.BoolOp):     # the branch all the operands decided
+        if (test is not None and test[1] and isinstance(e.test.left, ast.NamedExpr)
+                and isinstance(e.body, ast.Name) and e.body.id == test[0]):
+            bound = self.expr(e.test.left)           # (x if (x := v) is not None else b)
+            if test[0] in self.present:              # with v surely not none: x := v
+                return bound
+            e.test.left = bound                      # the test worked out: its walrus
+            on_body = on_else = self.saved()
+        elif isinstance(e.test, ast.BoolOp):   # the branch all the operands decided
             every, first = self.operands(e.test)    # knows what they all did
             on_body, on_else = (every, first) if isinstance(e.test.op, ast.And) \
                 else (first, every)
@@ -330,7 +353,7 @@ class _Follow:
         self.restore(on_else)
         self.maybe = set(maybe)
         self.present |= _facts(e.test, False)
-        stops = test is not None and _stops(e.orelse, test[0]) and test[1]
+        stops = _stops(e.orelse, e.test, self.present)
         e.orelse = self.expr(e.orelse)
         if stops:                           # the else stopped: only the body went on
             self.full, self.present = after_body[0], after_body[2]
