@@ -16,7 +16,6 @@ in the source, every rulebook value is passed in through the function's globals.
 """
 from __future__ import annotations
 
-import ast as pyast
 import contextlib
 import re
 import types
@@ -406,9 +405,7 @@ def _innermost(e) -> bool:
 def _function(src: str, consts: dict, name: str, defaults=()):
     where = f"<drillbook fast {name}>"
     if " is not _U else (_c" in src or " is not None else _" in src:
-        tree = pyast.parse(src)       # slots.py: the tests that need not run go
-        slots.settle(tree.body[0])
-        code = compile(pyast.fix_missing_locations(tree), where, "exec")
+        code = slots.settled(src, where)      # the tests that need not run go
     else:
         code = compile(src, where, "exec")
     fn_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))

@@ -30,6 +30,7 @@ import re
 
 _EMPTY = "_U"
 _SLOT = re.compile(r"_c\d+$")
+_SLOTS = re.compile(r"\b_c\d+\b")
 
 
 # the parts of an expression Python always works out, in the order it works them out
@@ -53,6 +54,19 @@ def settle(fn: ast.FunctionDef) -> ast.FunctionDef:
         return fn
     fn.body = new
     return fn
+
+
+def settled(src: str, where: str):
+    """The code of the module ``src`` (one generated function), its function with the
+    tests it need not run dropped; compiled as written when the pass does not know a
+    construct in it."""
+    tree = ast.parse(src)
+    fn = tree.body[0]
+    try:
+        fn.body = _Follow(set(_SLOTS.findall(src))).block(fn.body)[0]
+    except _Unknown:
+        return compile(src, where, "exec")
+    return compile(ast.fix_missing_locations(tree), where, "exec")
 
 
 def _read(e):
@@ -82,7 +96,7 @@ def _none_test(e):
     return x.id, isinstance(e.ops[0], ast.IsNot)
 
 
-def _facts(e, passed: bool) -> set:
+def _facts(e, passed: bool, known: dict | None = None) -> set:
     """The names surely not none when the test ``e`` was true (``passed``) or false.  In
     ``a and b``, what ``a`` said of a name that ``b`` sets again no longer holds."""
     test = _none_test(e)
@@ -91,10 +105,10 @@ def _facts(e, passed: bool) -> set:
     if isinstance(e, ast.BoolOp) and isinstance(e.op, ast.And if passed else ast.Or):
         found: set = set()
         for v in e.values:
-            found = (found - _stored(v)) | _facts(v, passed)
+            found = (found - _stored(v, known)) | _facts(v, passed, known)
         return found
     if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
-        return _facts(e.operand, not passed)
+        return _facts(e.operand, not passed, known)
     return set()
 
 
@@ -121,9 +135,19 @@ def _stops(e, test, present: set) -> bool:
     return False
 
 
-def _stored(node) -> set:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)
-            and isinstance(n.ctx, ast.Store)}
+def _stored(node, known: dict | None = None) -> frozenset:
+    """The names ``node`` sets (``known`` keeps what was found for each node)."""
+    if known is not None:
+        got = known.get(node)
+        if got is not None:
+            return got
+    if isinstance(node, ast.Name):
+        got = frozenset((node.id,)) if isinstance(node.ctx, ast.Store) else frozenset()
+    else:
+        got = frozenset().union(*(_stored(c, known) for c in ast.iter_child_nodes(node)))
+    if known is not None:
+        known[node] = got
+    return got
 
 
 class _Follow:
@@ -136,6 +160,7 @@ class _Follow:
         self.full: set = set()
         self.maybe: set = set()
         self.present: set = set()
+        self.known: dict = {}         # a node -> the names it sets (see _stored)
 
     def saved(self) -> tuple:
         return set(self.full), set(self.maybe), set(self.present)
@@ -193,11 +218,11 @@ class _Follow:
     def branches(self, s: ast.If) -> bool:
         s.test = self.expr(s.test)
         before = self.saved()
-        self.present |= _facts(s.test, True)
+        self.present |= _facts(s.test, True, self.known)
         s.body, body_ends = self.block(s.body)
         after_body = self.saved()
         self.restore(before)
-        self.present |= _facts(s.test, False)
+        self.present |= _facts(s.test, False, self.known)
         s.orelse, else_ends = self.block(s.orelse)
         if body_ends and not else_ends:
             return False                  # only the else goes on: its state stands
@@ -211,7 +236,7 @@ class _Follow:
         """Each turn starts with what held before the loop and nothing the loop sets can
         undo; after it, the same (the body may not run at all)."""
         s.iter = self.expr(s.iter)
-        stored = _stored(s)
+        stored = _stored(s, self.known)
         emptied = {t.id for n in ast.walk(s) if isinstance(n, ast.Assign)
                    and isinstance(n.value, ast.Name) and n.value.id == _EMPTY
                    for t in n.targets if isinstance(t, ast.Name)}
@@ -246,7 +271,7 @@ class _Follow:
     def opaque(self, node):
         """A part not followed: any slot assigned in it may be filled, or emptied, and
         any name assigned in it may be none."""
-        stored = _stored(node)
+        stored = _stored(node, self.known)
         self.full -= stored
         self.maybe |= stored & self.slots
         self.present -= stored
@@ -347,12 +372,12 @@ class _Follow:
         maybe = self.maybe
         self.restore(on_body)
         self.maybe = set(maybe)
-        self.present |= _facts(e.test, True)
+        self.present |= _facts(e.test, True, self.known)
         e.body = self.expr(e.body)
         after_body = self.saved()
         self.restore(on_else)
         self.maybe = set(maybe)
-        self.present |= _facts(e.test, False)
+        self.present |= _facts(e.test, False, self.known)
         stops = _stops(e.orelse, e.test, self.present)
         e.orelse = self.expr(e.orelse)
         if stops:                           # the else stopped: only the body went on
@@ -371,11 +396,11 @@ class _Follow:
         e.values[0] = self.expr(e.values[0])
         first = self.saved()
         for i in range(1, len(e.values)):
-            self.present |= _facts(e.values[i - 1], passed)
+            self.present |= _facts(e.values[i - 1], passed, self.known)
             e.values[i] = self.expr(e.values[i])
-        self.present |= _facts(e.values[-1], passed)
+        self.present |= _facts(e.values[-1], passed, self.known)
         every = self.saved()
-        later = set().union(*map(_stored, e.values[1:]))
+        later = set().union(*(_stored(v, self.known) for v in e.values[1:]))
         self.full, self.present = set(first[0]), first[2] - later
         first = (first[0], set(self.maybe), first[2] - later)
         return every, first
@@ -383,7 +408,7 @@ class _Follow:
     def branch(self, e):
         """An operand that may not be evaluated: what it fills is only maybe filled, and
         what it sets may have changed."""
-        full, present = set(self.full), self.present - _stored(e)
+        full, present = set(self.full), self.present - _stored(e, self.known)
         e = self.expr(e)
         self.full, self.present = full, present
         return e
