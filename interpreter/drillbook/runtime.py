@@ -505,7 +505,7 @@ class Dice:
         if queue is not None and n < len(queue):
             want = queue[n]
             self.picks[name] = n + 1
-            if want not in keys and _SAID_AS.get(want) in keys:    # --choice x=true
+            if want not in keys and isinstance(want, str) and _SAID_AS.get(want) in keys:
                 want = _SAID_AS[want]
             if want not in keys:
                 fail(loc, "E611", f"'{want}' is not one of the options of the choice '{name}'",

@@ -334,7 +334,7 @@ class Inliner(_Gen):
         of a thing can go wrong in no way, so reading it early changes no answer.  A field
         typed as a thing (not optional) that is none on entry (a broken state) hands the
         question to the general function too, so the code after it may read it without
-        a test (``slots.settle`` drops those tests)."""
+        a test (``slots.settled`` drops those tests)."""
         if not self._repeated(key, 2 if self.loops else 1):
             return code
         slot = self.hoisted.get(key)
