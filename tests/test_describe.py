@@ -139,3 +139,15 @@ def test_describe_under_a_variant_shows_what_it_dropped():
     assert "  battered_to_rally: -2 when desired == Rally" in base.out
     assert "battered_to_rally" not in res.out
     assert "  cavalry_to_receive: +1 when w.cavalry and desired == ReceiveCharge" in res.out
+
+
+def test_a_position_argument_says_how_a_question_writes_it():
+    res = run_cli("describe", MP, "order_move")
+    assert res.rc == 0, res.err
+    assert ("argument to: Position: write position(column, row), as the map prints the hex: "
+            "hex 0509 is position(5, 9)") in res.out
+    bfs = run_cli("describe", ROOT / "rulebooks" / "by-fire-and-sword", "unit_in_blast", "--json")
+    assert bfs.rc == 0, bfs.err
+    spot = json.loads(bfs.out)["item"]["params"][0]
+    assert spot == {"name": "spot", "type": "Position",
+                    "written": "position(x, y), in cm: position(30, 12)"}

@@ -981,3 +981,26 @@ def test_labels_in_another_language(book):
     assert len(why) == 1 and why[0].endswith("= да (§12 Мораль)"), res.out
     assert res.out.rstrip().splitlines()[-1].endswith(": 12 Мораль")    # the sections cited
     assert "Morale" not in res.out
+
+
+# ------------------------------------------------------------------ choices on the command line
+CHOICES = MOVES + """
+section 3.3 "Forced march"
+  define forced(u: Unit) -> Bool "the player forces the march" = choose forced_march from [true, false]
+"""
+
+
+@pytest.mark.parametrize("given, said", [("yes", "yes"), ("true", "yes"), ("no", "no"),
+                                         ("false", "no")])
+def test_a_yes_no_choice_is_given_as_yes_no_or_as_true_false(book, given, said):
+    rb = book.write("rb.drill", CHOICES)
+    assert answer(book, rb, "forced(u_foot)", "--choice", f"forced_march={given}",
+                  state=STATE) == said
+
+
+def test_a_choice_given_a_value_it_does_not_offer_names_the_values_it_does(book):
+    rb = book.write("rb.drill", CHOICES)
+    res = ask(book, rb, "forced(u_foot)", "--choice", "forced_march=maybe", state=STATE)
+    assert_no_traceback(res)
+    assert "error[E611]: 'maybe' is not one of the options of the choice 'forced_march'" in res.err
+    assert "one of: yes, no" in res.err

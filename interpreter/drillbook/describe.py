@@ -90,15 +90,29 @@ class _Reach:
 
 
 def _params(model, d) -> list:
-    """Each argument, and the words it is written in when its type is an enum or scale."""
+    """Each argument, and the words it is written in when its type is an enum or scale, or
+    how a question writes it when it is a position on the board."""
     out = []
     for p in d.params or []:
         entry = {"name": p.name, "type": A.type_source(p.type)}
-        words = model.decls.get(p.type.name) if p.type.kind in ("named", "optional") else None
+        named = p.type.name if p.type.kind in ("named", "optional") else None
+        words = model.decls.get(named) if named else None
         if isinstance(words, A.EnumDecl):
             entry["levels"] = [m.name for m in words.members]
+        if named == "Position":
+            entry["written"] = _position_written(model)
         out.append(entry)
     return out
+
+
+def _position_written(model) -> str:
+    board = next((b for b in model.decls.values() if isinstance(b, A.BoardDecl)), None)
+    if board is None or board.grid != "hex":
+        unit = f" {board.layout}" if board is not None else ""
+        return f"position(x, y), in{unit or ' the board unit'}: position(30, 12)"
+    if board.layout == "axial":
+        return "position(q, r), the hex's axial coordinates: position(5, 9)"
+    return "position(column, row), as the map prints the hex: hex 0509 is position(5, 9)"
 
 
 def _returns(model, d) -> str:
@@ -336,6 +350,8 @@ def render_one(item: dict, lang=None) -> str:
         line = "  " + say(lang, "d_param", name=p["name"], type=p["type"])
         if p.get("levels"):
             line += ": " + say(lang, "d_one_of", v=", ".join(p["levels"]))
+        if p.get("written"):
+            line += ": " + say(lang, "d_written", v=p["written"])
         lines.append(line)
     lines += ["  " + r for r in _reads(item, lang)]
     if item.get("consults"):

@@ -224,6 +224,7 @@ PHRASES = {
     "d_default": {"en": "default {v}", "ru": "по умолчанию {v}", "de": "Vorgabe {v}"},
     "d_required": {"en": "required", "ru": "обязательно", "de": "Pflicht"},
     "d_one_of": {"en": "one of {v}", "ru": "одно из {v}", "de": "eins von {v}"},
+    "d_written": {"en": "write {v}", "ru": "пишется {v}", "de": "geschrieben {v}"},
     "d_section": {"en": "section {s}, at {at}", "ru": "раздел {s}, в {at}",
                   "de": "Abschnitt {s}, in {at}"},
     "diff_before": {"en": "was:", "ru": "было:", "de": "war:"},

@@ -236,6 +236,9 @@ class NeedChoice(Exception):
         self.name, self.options = name, options
 
 
+_SAID_AS = {"true": "yes", "false": "no"}   # a Bool choice, given as a rule writes it
+
+
 def choice_key(v) -> str:
     """How a chosen value is named on the command line and in outcomes."""
     if isinstance(v, (Entity,)):
@@ -502,6 +505,8 @@ class Dice:
         if queue is not None and n < len(queue):
             want = queue[n]
             self.picks[name] = n + 1
+            if want not in keys and isinstance(want, str) and _SAID_AS.get(want) in keys:
+                want = _SAID_AS[want]
             if want not in keys:
                 fail(loc, "E611", f"'{want}' is not one of the options of the choice '{name}'",
                      f"one of: {', '.join(keys)}")

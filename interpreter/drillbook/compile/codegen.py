@@ -382,6 +382,13 @@ class _Gen:
             return code, code
         return t, f"({t} := {code})"
 
+    @staticmethod
+    def binding(*pairs) -> str:
+        """What evaluates the ``hold`` pairs that bind a temporary, in order, as the start
+        of an ``and`` (a tuple, always true); nothing when every one is a local already."""
+        binds = [held for name, held in pairs if held != name]
+        return f"({', '.join(binds)},) and " if binds else ""
+
     def gen(self, e) -> str:
         code = getattr(self, "_" + type(e).__name__)(e)
         needed = getattr(e, "needed", None)     # a rule's optional value, its type not
@@ -645,6 +652,8 @@ class _Gen:
             a, b = self.gen(e.left), self.gen(e.right)     # sum stays linear to compile
             if op == "==" and isinstance(e.right, A.Name) and e.right.ref[0] == "member":
                 return f"({a} is {b})"
+            if op in ("==", "!=") and isinstance(e.right, A.NoneLit):   # no value equals
+                return f"({a} is {'not ' if op == '!=' else ''}None)"     # none but none
             return f"({a} {op} {b})"
         level = strip(e.left.type).kind == "enum"
         what = "a level" if level else "a number"

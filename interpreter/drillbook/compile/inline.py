@@ -16,7 +16,6 @@ in the source, every rulebook value is passed in through the function's globals.
 """
 from __future__ import annotations
 
-import ast as pyast
 import contextlib
 import re
 import types
@@ -30,7 +29,7 @@ from . import lower, slots
 from .codegen import HELPERS, _Gen
 
 _CONSTANT = re.compile(r"^(k\d+|\(-?\d+\)|True|False|None)$")
-_TRIVIAL = re.compile(r"^(s\[\d+\]|k\d+|_t\d+|_e|\(-?\d+\)|True|False|None)$")
+_TRIVIAL = re.compile(r"^(s\[\d+\]|k\d+|_t\d+|_p\d+|_e|\(-?\d+\)|True|False|None)$")
 MAX_DEPTH = 3                 # how deep calls are inlined into one function
 _STATE = "    E = ctx.state.entities\n"    # the state's entities, read once per function
 
@@ -64,6 +63,7 @@ class Inliner(_Gen):
         self.assumed: set = set()     # the parameters read as never none
         self.hoisted: dict = {}       # a parameter's field read at entry -> its slot
         self.entry: list = []         # the lines that read them there
+        self.present: list = []       # those of them typed as a thing that is never none
         self.consts["_U"] = _UNSET
 
     def _Name(self, e):
@@ -213,15 +213,16 @@ class Inliner(_Gen):
         through ``_distance``, which says what is wrong."""
         if self.plain or e.name not in ("distance", "adjacent"):
             return super()._geometry(e)
-        (a, held_a), (b, held_b) = self.hold(self.gen(e.args[0])), self.hold(self.gen(e.args[1]))
+        pair_a, pair_b = self.hold(self.gen(e.args[0])), self.hold(self.gen(e.args[1]))
+        a, b = pair_a[0], pair_b[0]
         dq, dr = self.tmp(), self.tmp()
         self.consts["_Hex"] = Hex
         general = (f"_distance({self.k(self.p.board)}, {self.k(e.name)}, {self.k(e.loc)}, "
                    f"{a}, {b})")
         hexes = (f"((abs(({dq} := {a}.q - {b}.q)) + abs(({dr} := {a}.r - {b}.r)) "
                  f"+ abs({dq} + {dr})) // 2)")
-        code = (f"({hexes} if ({held_a}, {held_b}) "
-                f"and {a}.__class__ is _Hex and {b}.__class__ is _Hex else {general})")
+        code = (f"({hexes} if {self.binding(pair_a, pair_b)}"
+                f"{a}.__class__ is _Hex and {b}.__class__ is _Hex else {general})")
         return f"({code} == 1)" if e.name == "adjacent" else code
 
     def _lookup(self, name, args):
@@ -322,21 +323,26 @@ class Inliner(_Gen):
         if key is not None and e is self.want_ids:
             key += ("#ids",)
         if key is not None and key[0] in self.params and len(key) - (e is self.want_ids) == 2:
-            return self._hoist(key, self._field(e))
+            return self._hoist(key, self._field(e), e.type is not None and e.type.kind == "record")
         if key is None or self.loops:
             return self._field(e)
         return self._remember(key, self._field(e))
 
-    def _hoist(self, key, code):
+    def _hoist(self, key, code, thing: bool):
         """A field of a parameter (``w.commander``) read more than once, or inside a loop,
         is read once on entry, after the parameter is checked for none: reading a field
-        of a thing can go wrong in no way, so reading it early changes no answer."""
+        of a thing can go wrong in no way, so reading it early changes no answer.  A field
+        typed as a thing (not optional) that is none on entry (a broken state) hands the
+        question to the general function too, so the code after it may read it without
+        a test (``slots.settled`` drops those tests)."""
         if not self._repeated(key, 2 if self.loops else 1):
             return code
         slot = self.hoisted.get(key)
         if slot is None:
             slot = self.hoisted[key] = f"_p{len(self.hoisted) + 1}"
             self.entry.append(f"    {slot} = {code}")
+            if thing:
+                self.present.append(slot)
         return slot
 
     def _Index(self, e):
@@ -358,9 +364,10 @@ class Inliner(_Gen):
     def _thing_at(self, ids_code, index_code, loc):
         if self.plain:
             return super()._thing_at(ids_code, index_code, loc)
-        (ids, held_ids), (at, held_at) = self.hold(ids_code), self.hold(index_code)
-        return (f"(E.get({ids}[{at}]) if ({held_ids}, {held_at}) "
-                f"and {ids} is not None and {at} is not None and 0 <= {at} < len({ids}) "
+        pair_ids, pair_at = self.hold(ids_code), self.hold(index_code)
+        ids, at = pair_ids[0], pair_at[0]
+        return (f"(E.get({ids}[{at}]) if {self.binding(pair_ids, pair_at)}"
+                f"{ids} is not None and {at} is not None and 0 <= {at} < len({ids}) "
                 f"else _thing_at(ctx, {ids}, {at}, {loc}))")       # is said by the helper
 
     def _field(self, e):
@@ -397,10 +404,8 @@ def _innermost(e) -> bool:
 
 def _function(src: str, consts: dict, name: str, defaults=()):
     where = f"<drillbook fast {name}>"
-    if " is not _U else (_c" in src:        # slots: their reads that need no test go
-        tree = pyast.parse(src)
-        slots.settle(tree.body[0])
-        code = compile(pyast.fix_missing_locations(tree), where, "exec")
+    if " is not _U else (_c" in src or " is not None else _" in src:
+        code = slots.settled(src, where)      # the tests that need not run go
     else:
         code = compile(src, where, "exec")
     fn_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
@@ -425,6 +430,9 @@ def _build(program, params: int, name: str, make, general, cls=None, defaults=()
     if gen.cse:
         lines.insert(at, "    " + " = ".join(gen.cse.values()) + " = _U")
     if gen.entry:
+        if gen.present:
+            test = " or ".join(f"{p} is None" for p in gen.present)
+            lines[at:at] = [f"    if {test}:", f"        {general(gen)}"]
         lines[at:at] = gen.entry
     if gen.assumed:
         test = " or ".join(f"{p} is None" for p in sorted(gen.assumed))
