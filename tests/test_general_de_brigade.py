@@ -117,7 +117,7 @@ def test_run_with_given_dice_prints_the_log_step_by_step(capsys):
     assert "Dice: d6 = 4 (given)" in out
     assert "the players chose charger_result = Pass" in out
     # the log runs in order: the chargers test before the defenders
-    assert out.index("fr_18e.test_result") < out.index("tomsk.test_result")
+    assert out.index("fr_18e.test_result") < out.index("tomsk.defender_result")
 
 
 def test_run_a_failed_test_stops_before_the_defenders(capsys):
@@ -128,7 +128,7 @@ def test_run_a_failed_test_stops_before_the_defenders(capsys):
     assert "→ fr_2e.disordered: no → yes" in out
     assert "→ tomsk.charging: none → fr_18e" in out
     assert "the procedure stops here" in out
-    assert "tomsk.test_result" not in out
+    assert "tomsk.defender_result" not in out
 
 
 def test_same_seed_gives_the_same_log(capsys):
