@@ -247,3 +247,18 @@ def test_the_defender_rolls_its_own_die_to_counter_charge(capsys):
     assert ask(capsys, q, FLANK, "--roll", "d6=5", *args) == "Counter"
     code, out, err = run(capsys, "ask", GDB, q, "--state", FLANK, "--roll", "d6=3", *args)
     assert code != 0 and "error[E611]" in err and "no Counter unless may_charge" in err
+
+
+def test_a_state_with_nobody_phasing_names_the_missing_flag(capsys, tmp_path):
+    # FINDINGS2 M4: with no unit marked phasing every charge is refused by the enemy rule;
+    # the ruling's doubts say why (the gap stands on `enemies`, which the refusal reads)
+    state = tmp_path / "nobody-phasing.yaml"
+    state.write_text("Commander:\n  b1: {rank: Brigadier, at: [0, -10]}\nUnit:\n"
+                     "  a: {arm: Infantry, at: [0, 0], facing: 0, brigadier: b1, charge_move: 20}\n"
+                     "  b: {arm: Infantry, at: [0, 18], facing: 180, charge_move: 20}\n")
+    code, out, err = run(capsys, "explain", GDB, "may_charge(a, b, Charge)", "--state", state)
+    assert code == 0, err
+    assert out.startswith("Question:") and "Ruling: no: §6.1 Charge Restrictions: the target is another unit, of the enemy" in out
+    assert "belong to different players (their phasing flags differ) (u = a, t = b) is no" in out
+    doubts = out.split("Doubts in the sources of this ruling:")[1]
+    assert "gap (§6, enemies):" in doubts and "marks no unit 'phasing: true'" in doubts
