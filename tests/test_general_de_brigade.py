@@ -262,3 +262,15 @@ def test_a_state_with_nobody_phasing_names_the_missing_flag(capsys, tmp_path):
     assert "belong to different players (their phasing flags differ) (u = a, t = b) is no" in out
     doubts = out.split("Doubts in the sources of this ruling:")[1]
     assert "gap (§6, enemies):" in doubts and "marks no unit 'phasing: true'" in doubts
+
+
+def test_printed_item_numbers_are_not_called_the_rulebooks_own(capsys):
+    # FINDINGS2 M2: S3 prints the restrictions «1.»..«10.» and the steps «1.»..«5.»; only the
+    # chapter number 6 (heading «АТАКА.») is the rulebook's own
+    code, out, err = run(capsys, "explain", GDB, "may_charge(bn_4e, tomsk, Charge)",
+                         "--state", DISORDERED)
+    assert code == 0, err
+    cited = out.split("Rules cited: ")[1]
+    assert "6.1.1 Command Radius;" in cited and "6.5.4 The Chargers' Morale Test;" in cited
+    assert "6.1.1 Command Radius (numbered" not in cited
+    assert "6 Charges (numbered by this rulebook: the source prints no number)" in cited
