@@ -1004,3 +1004,25 @@ def test_a_choice_given_a_value_it_does_not_offer_names_the_values_it_does(book)
     assert_no_traceback(res)
     assert "error[E611]: 'maybe' is not one of the options of the choice 'forced_march'" in res.err
     assert "one of: yes, no" in res.err
+
+
+# ------------------------------------------------------------------ rulings
+TWICE = MOVES + """
+section 3.4 "Fresh horses"
+  define fresh(u: Unit) -> Bool "the unit is not tired" = not u.tired
+  define fresh_horse(u: Unit) -> Bool "a fresh horse unit" = u.arm == Horse and fresh(u)
+  define all_fresh -> Bool "every unit fresh, counted twice"
+    = count(Unit u where fresh(u)) == count(Unit v where fresh(v))
+"""
+
+
+def test_a_second_search_asking_the_same_rules_again_is_one_line_in_the_ruling(book):
+    rb = book.write("rb.drill", TWICE)
+    res = ask(book, rb, "all_fresh", state=STATE)
+    assert res.rc == 0, res.err
+    res = book.run("explain", rb, "all_fresh", "--state", "state.yaml")
+    assert_no_traceback(res)
+    lines = res.out.splitlines()
+    assert sum("the unit is not tired (u = " in l and "(§3.4" in l for l in lines) == 6
+    assert "(as above)" not in res.out
+    assert any(l.strip() == "- 6 steps as above: the unit is not tired" for l in lines), res.out

@@ -168,8 +168,7 @@ def _node(node: Trace, depth: int, lang) -> list:
                 out.append(f"{pad}    " + say(lang, "applied", n=_signed(v), text=text))
             else:
                 out.append(f"{pad}    " + say(lang, "not_applied", text=text))
-        for c in node.children:
-            out += _node(c, depth + 2, lang)
+        out += _kids(node.children, depth + 2, lang)
         return out
     if kind == "check":
         v = node.value
@@ -184,8 +183,7 @@ def _node(node: Trace, depth: int, lang) -> list:
             by = say(lang, "by", n=v.margin) if v.margin else ""
             out.append(head + say(lang, "check_line", n=v.natural, m=_signed(v.modifier),
                                   t=v.total, need=_target(v, lang), word=word + by))
-        for c in node.children:
-            out += _node(c, depth + 1, lang)
+        out += _kids(node.children, depth + 1, lang)
         return out
     if kind == "requirements":
         v = node.value
@@ -194,8 +192,7 @@ def _node(node: Trace, depth: int, lang) -> list:
         for d, ok in node.detail.get("items", []):
             mark = say(lang, "satisfied" if ok else "violated")
             out.append(f"{pad}    {mark}: {cite(d, lang)}: {label(d, lang)}")
-        for c in node.children:
-            out += _node(c, depth + 2, lang)
+        out += _kids(node.children, depth + 2, lang)
         return out
     if kind == "procedure":
         out.append(f"{pad}- {label(node.decl, lang)} ({cite(node.decl, lang)}), "
@@ -223,11 +220,37 @@ def _node(node: Trace, depth: int, lang) -> list:
             if status == "does not apply":
                 out.append(f"{pad}    " + say(lang, "exc_not_apply", x=label(decl, lang),
                                                where=cite(decl, lang)))
-        for c in node.children:
-            out += _node(c, depth + 1, lang)
+        out += _kids(node.children, depth + 1, lang)
         return out
-    for c in node.children:
-        out += _node(c, depth, lang)
+    out += _kids(node.children, depth, lang)
+    return out
+
+
+def _kids(children, depth: int, lang) -> list:
+    """The lines of a step's children; a run of three or more shown "as above" (the same
+    rules asked again, as a second search over the same things asks them) is one line that
+    names them."""
+    out: list = []
+    run: list = []                      # (child, its one line) shown as above, in a row
+
+    def close():
+        if len(run) >= 3:
+            names = list(dict.fromkeys(label(c.decl, lang) for c, _ in run))
+            out.append("  " * depth + "- " + say(lang, "as_above_many", n=len(run),
+                                                   names="; ".join(names)))
+        else:
+            out.extend(line for _, line in run)
+        run.clear()
+
+    mark = say(lang, "as_above")
+    for c in children:
+        lines = _node(c, depth, lang)
+        if len(lines) == 1 and lines[0].endswith(mark) and c.kind == "rule":
+            run.append((c, lines[0]))
+            continue
+        close()
+        out += lines
+    close()
     return out
 
 
@@ -247,8 +270,7 @@ def _step(node: Trace, n: int, depth: int, lang) -> list:
     if node.detail.get("skipped"):
         return [f"{pad}{n}. {title}: " + say(lang, "skipped")]
     out = [f"{pad}{n}. {title}"]
-    for c in node.children:
-        out += _node(c, depth + 1, lang)
+    out += _kids(node.children, depth + 1, lang)
     for text in _step_log(node, lang):
         out.append(f"{pad}   → {text}")
     if not node.detail.get("log"):

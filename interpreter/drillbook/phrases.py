@@ -91,6 +91,8 @@ PHRASES = {
     "none_dice": {"en": "none", "ru": "нет", "de": "keine"},
     "yes": {"en": "yes", "ru": "да", "de": "ja"},
     "as_above": {"en": "(as above)", "ru": "(см. выше)", "de": "(wie oben)"},
+    "as_above_many": {"en": "{n} steps as above: {names}", "ru": "{n} шагов, как выше: {names}",
+                      "de": "{n} Schritte wie oben: {names}"},
     "no": {"en": "no", "ru": "нет", "de": "nein"},
     # effects log, values
     "log_removed": {"en": "{e} is removed", "ru": "{e} удалено", "de": "{e} wird entfernt"},
