@@ -9,6 +9,7 @@ with its fields, types, ranges and defaults.  ``describe_json`` is the data; ``r
 from __future__ import annotations
 
 from . import ast as A
+from .check.geometry import board_of
 from .phrases import say
 
 # what a player asks, by declaration class, in the order describe lists them
@@ -106,7 +107,7 @@ def _params(model, d) -> list:
 
 
 def _position_written(model) -> str:
-    board = next((b for b in model.decls.values() if isinstance(b, A.BoardDecl)), None)
+    board = board_of(model)
     if board is None or board.grid != "hex":
         unit = f" {board.layout}" if board is not None else ""
         return f"position(x, y), in{unit or ' the board unit'}: position(30, 12)"

@@ -202,8 +202,8 @@ def _node(node: Trace, depth: int, lang) -> list:
         return out
     if kind == "rule":
         decided = node.detail.get("decided_by")
-        args = ", ".join(f"{k} = {show(a, lang)}" for k, a in node.detail.get("args", {}).items())
-        said = (node.name, args, show(node.value, lang))
+        said = _said(node, lang)
+        args = said[1]
         if said in _SAID.get():
             return [f"{pad}- {label(node.decl, lang)}" + (f" ({args})" if args else "") + " "
                     + say(lang, "is", v=show(node.value, lang)) + " " + say(lang, "as_above")]
@@ -226,6 +226,12 @@ def _node(node: Trace, depth: int, lang) -> list:
     return out
 
 
+def _said(node: Trace, lang) -> tuple:
+    """What a rule's step says: shown once, then "as above"."""
+    args = ", ".join(f"{k} = {show(a, lang)}" for k, a in node.detail.get("args", {}).items())
+    return node.name, args, show(node.value, lang)
+
+
 def _kids(children, depth: int, lang) -> list:
     """The lines of a step's children; a run of three or more shown "as above" (the same
     rules asked again, as a second search over the same things asks them) is one line that
@@ -242,10 +248,10 @@ def _kids(children, depth: int, lang) -> list:
             out.extend(line for _, line in run)
         run.clear()
 
-    mark = say(lang, "as_above")
     for c in children:
+        again = c.kind == "rule" and _said(c, lang) in _SAID.get()
         lines = _node(c, depth, lang)
-        if len(lines) == 1 and lines[0].endswith(mark) and c.kind == "rule":
+        if again:
             run.append((c, lines[0]))
             continue
         close()

@@ -281,9 +281,7 @@ class _Follow:
         read = _read(e)
         if read is not None:
             return self.slot_read(e, *read)
-        if isinstance(e, ast.Constant):
-            return e
-        if isinstance(e, ast.Name):
+        if isinstance(e, (ast.Constant, ast.Name)):
             return e
         if isinstance(e, ast.NamedExpr):
             e.value = self.expr(e.value)
