@@ -331,7 +331,7 @@ class ListEach(Expr):
 @node(eq=True)
 class TypeRef:
     loc: Loc
-    kind: str          # named | optional | range | list | union
+    kind: str          # named | optional | range | optional range | list | union | optional union
     name: str | None = None
     low: int | None = None
     high: int | None = None
@@ -711,6 +711,8 @@ def type_source(t: TypeRef) -> str:
     """A declared type written back as the source writes it."""
     if t.kind == "range":
         return f"{t.low}..{t.high}"
+    if t.kind == "optional range":
+        return f"{t.low}..{t.high}?"
     if t.kind == "optional":
         return f"{t.name}?"
     if t.kind == "list":
@@ -724,7 +726,12 @@ def type_source(t: TypeRef) -> str:
 
 def optional_type(t: TypeRef) -> bool:
     """Whether a declared type lets the value be none."""
-    return t.kind in ("optional", "optional union")
+    return t.kind in ("optional", "optional range", "optional union")
+
+
+def number_range(t: TypeRef) -> tuple[int, int] | None:
+    """The bounds of a declared range of numbers (`1..40`, `1..40?`), or None."""
+    return (t.low, t.high) if t.kind in ("range", "optional range") else None
 
 
 def cell_source(cell: Cell) -> str:

@@ -187,8 +187,8 @@ def field_json(model, rec, f) -> dict:
            "labels": _labels(f.label), "required": f.default is None
            and not A.optional_type(t) and t.kind != "list",
            "default": A.to_source(f.default) if f.default is not None else None}
-    if t.kind == "range":
-        out["range"] = [t.low, t.high]
+    if A.number_range(t):
+        out["range"] = list(A.number_range(t))
     target = model.decls.get(t.name) if t.name else None
     if isinstance(target, A.EnumDecl):
         out["levels"] = [m.name for m in target.members]

@@ -42,6 +42,9 @@ def field_schema(model, f: A.FieldDecl, lang=None) -> dict:
     t = f.type
     if t.kind == "range":
         out = {"type": "integer", "minimum": t.low, "maximum": t.high}
+    elif t.kind == "optional range":
+        out = {"anyOf": [{"type": "integer", "minimum": t.low, "maximum": t.high},
+                         {"type": "null"}, {"const": "none"}]}
     elif t.kind == "optional":
         out = {"anyOf": [_base(model, t.name), {"type": "null"}, {"const": "none"}]}
     elif t.kind == "list":

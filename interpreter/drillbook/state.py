@@ -28,8 +28,8 @@ def bounds_of(model) -> dict:
     out = {}
     for name, rec in model.of_kind(A.RecordDecl).items():
         for f in rec.fields:
-            if f.type.kind == "range":
-                out[(name, f.name)] = (f.type.low, f.type.high)
+            if A.number_range(f.type):
+                out[(name, f.name)] = A.number_range(f.type)
     return out
 
 
@@ -219,7 +219,7 @@ class StateReader:
             except ValueError:
                 self.err(node, "E707", f"{where} must be a whole number, not '{text}'")
                 return None
-            if decl.type.kind == "range" and not decl.type.low <= n <= decl.type.high:
+            if A.number_range(decl.type) and not decl.type.low <= n <= decl.type.high:
                 self.err(node, "E708", f"{where} is {n}, outside {decl.type.low}..{decl.type.high}")
             return n
         if t.kind == "bool":
@@ -338,7 +338,7 @@ def check_givens(checker, givens) -> dict:
                                   f"and {g.name} is one of them while it is being given",
                                   "give the number directly")
             d = decls[fname]
-            if d.type.kind == "range" and isinstance(expr, A.IntLit) and not (
+            if A.number_range(d.type) and isinstance(expr, A.IntLit) and not (
                     d.type.low <= expr.value <= d.type.high):
                 checker.error(expr.loc, "E708", f"{g.name}.{fname} is {expr.value}, outside "
                               f"{d.type.low}..{d.type.high}")

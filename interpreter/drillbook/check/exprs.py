@@ -61,10 +61,10 @@ class Typer:
 
     # ------------------------------------------------------------ types written in the source
     def type_ref(self, t: A.TypeRef) -> Ty:
-        if t.kind == "range":
+        if A.number_range(t):
             if t.low > t.high:
                 return self.error(t.loc, "E302", f"the range {t.low}..{t.high} is empty")
-            return INT
+            return INT if t.kind == "range" else Ty("opt", inner=INT)
         inner = self._named(t.name, t.loc)
         if t.kind in ("union", "optional union"):
             if inner.kind == "any":               # an unknown name, already reported

@@ -112,7 +112,7 @@ def _enclosing(m, path, line):
 def _ty(m, tref) -> Ty | None:
     if tref is None:
         return None
-    if tref.kind == "range":
+    if A.number_range(tref):
         return BUILTIN_TYPES["Int"]
     if tref.name in BUILTIN_TYPES:
         base = BUILTIN_TYPES[tref.name]

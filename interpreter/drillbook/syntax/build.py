@@ -182,8 +182,12 @@ class Builder(Transformer_NonRecursive):
         return A.TypeRef(self.loc(meta), "optional", str(name))
 
     @v_args(meta=True, inline=True)
-    def int_range_type(self, meta, low, high):
-        return A.TypeRef(self.loc(meta), "range", None, low, high)
+    def int_range_type(self, meta, low, high, kind="range"):
+        return A.TypeRef(self.loc(meta), kind, None, low, high)
+
+    @v_args(meta=True, inline=True)
+    def optional_range_type(self, meta, low, high):
+        return self.int_range_type(meta, low, high, "optional range")
 
     @v_args(meta=True, inline=True)
     def list_type(self, meta, name):
