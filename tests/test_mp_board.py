@@ -133,7 +133,8 @@ def test_a_casualty_threshold_below_one_hit_is_refused(capsys, tmp_path):
     state = tmp_path / "odd.yaml"
     state.write_text(STATE.replace("THRESHOLD", "-3"), encoding="utf-8")
     code, out, err = run(capsys, "ask", MP, "reached_threshold(odd)", "--state", state)
-    assert code == 1 and "E606" in err and "reached_threshold" in err
+    assert code == 1 and "E708" in err and "odd.casualty_threshold is -3, outside 1..40" in err
+    assert f"{state}:7:" in err and "Traceback" not in err
     state.write_text(STATE.replace("THRESHOLD", "1"), encoding="utf-8")
     code, out, err = run(capsys, "ask", MP, "reached_threshold(odd)", "--state", state)
     assert code == 0 and out.strip() == "no"
