@@ -179,3 +179,47 @@ def test_a_question_with_a_list_that_reads_an_earlier_write_is_refused(tmp_path)
     r = run_cli("ask", HEX, "[add 1 to u.hits, if u.hits >= 3 then set u.morale to Shaken "
                 "else nothing]", "--state", state)
     assert r.rc != 0 and "E320" in r.err, r.out + r.err
+
+
+# ------------------------------------------------------------------ what a facing may be
+FACES = str(TESTS / "good" / "board_faces.drill")
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("faces", [None, "vertices", "hexsides"])
+def test_the_facings_a_board_allows(layout, faces):
+    board = Board("hex", layout, None, faces)
+    allowed = board.facings()
+    for n in range(-30, 400):
+        ok = board.facing_problem(n) is None
+        assert ok == (n in allowed), (layout, faces, n)
+        # a direction (a Direction field) is any hexside or vertex, whatever the counters face
+        assert (board.facing_problem(n, counter=False) is None) == (0 <= n < 360 and n % 30 == 0)
+        if ok and faces:
+            assert (board.hexside_step(n) is not None) == (faces == "hexsides")
+    assert len(allowed) == (12 if faces is None else 6)
+    table = Board("table", "cm")
+    assert table.facings() is None and table.facing_problem(17) is None
+    assert "0..359" in table.facing_problem(360)
+
+
+def test_a_state_file_facing_a_hexside_on_a_vertex_map_is_located(tmp_path):
+    state = _state(tmp_path, "Side:\n  s: {home: 0}\n"
+                             "Unit:\n  u: {side: s, at: [4, 4], facing: 60}\n")
+    res = run_cli("ask", FACES, "sector(u, position(4, 3))", "--state", state)
+    assert_located(res, "E707", "u.facing: on this map a unit faces a hex vertex "
+                   "(30, 90, 150, 210, 270, 330); 60 points at a hexside", rc=1,
+                   path=state, line=4, col=36)
+    # home is a Direction: any direction of the map, a hexside included, is one
+    ok = _state(tmp_path, "Side:\n  s: {home: 0}\nUnit:\n  u: {side: s, at: [4, 4], facing: 90}\n")
+    res = run_cli("ask", FACES, "sector(u, position(5, 4))", "--state", ok)
+    assert res.rc == 0 and res.out.strip() == "Front", res.err
+
+
+def test_an_effect_that_turns_a_unit_to_a_hexside_is_refused(tmp_path):
+    state = _state(tmp_path, "Side:\n  s: {home: 0}\nUnit:\n  u: {side: s, at: [4, 4], facing: 30}\n")
+    res = run_cli("ask", FACES, "face_home(u)", "--state", state)
+    assert_located(res, "E602", "u.facing would become 0: on this map a unit faces a hex vertex",
+                   rc=1, line=23, col=7)
+    res = run_cli("ask", FACES, "about_face(u)", "--state", state)
+    assert res.rc == 0 and "u.facing: 30 → 210" in res.out, res.out + res.err

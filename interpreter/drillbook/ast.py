@@ -425,6 +425,7 @@ class BoardDecl(Decl):
     label: Label
     grid: str               # hex | table
     layout: str             # axial | columns-odd | columns-even | rows-odd | rows-even | the unit
+    faces: str | None = None  # a hex map's facings: vertices | hexsides | None (either)
 
 
 @node

@@ -20,13 +20,53 @@ _FLAT = ((0, -1), (1, -1), (1, 0), (0, 1), (-1, 1), (-1, 0))       # 0, 60, ...,
 _POINTY = ((1, -1), (1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1))      # 30, 90, ..., 330
 
 
+def _listed(numbers) -> str:
+    return ", ".join(map(str, numbers))
+
+
 class Board:
     """How the board's printed coordinates map to geometry."""
-    __slots__ = ("grid", "layout", "flat", "label")
+    __slots__ = ("grid", "layout", "flat", "label", "faces")
 
-    def __init__(self, grid: str, layout: str, label=None):
-        self.grid, self.layout, self.label = grid, layout, label
+    def __init__(self, grid: str, layout: str, label=None, faces: str | None = None):
+        self.grid, self.layout, self.label, self.faces = grid, layout, label, faces
         self.flat = not layout.startswith("rows")
+
+    def facing_problem(self, n, counter: bool = True) -> str | None:
+        """Why n is not a facing a counter on this board can have (``counter``; a Facing
+        field), or not a direction on it (a Direction field); None when it is one.
+        Degrees 0..359; on a hex map a hexside or a vertex, and for a counter the one the
+        board's ``faces`` names when it names one."""
+        if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= 359:
+            return ("a facing is a whole number of degrees 0..359, clockwise from the top of "
+                    f"the board, not {n!r}")
+        if not self.hexes:
+            return None
+        if n % 30:
+            return ("on a hex map a facing points at a hexside or a vertex: a multiple of 30 "
+                    f"degrees, not {n}")
+        hexside = self.hexside_step(n) is not None
+        if not counter:
+            return None
+        if self.faces == "vertices" and hexside:
+            return (f"on this map a unit faces a hex vertex ({_listed(self.facings())}); "
+                    f"{n} points at a hexside")
+        if self.faces == "hexsides" and not hexside:
+            return (f"on this map a unit faces a hexside ({_listed(self.facings())}); "
+                    f"{n} points at a vertex")
+        return None
+
+    def facings(self, counter: bool = True) -> list[int] | None:
+        """The facings a counter may have here (``counter``), or the directions; None on a
+        table top, where every degree is one."""
+        if not self.hexes:
+            return None
+        faces = self.faces if counter else None
+        first = 0 if self.flat else 30
+        if faces == "vertices":
+            first = 30 - first
+        step = 30 if faces is None else 60
+        return list(range(first % step, 360, step))
 
     @property
     def hexes(self) -> bool:

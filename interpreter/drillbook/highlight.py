@@ -30,7 +30,8 @@ KEYWORDS = frozenset("""
     from gap given hex if in is languages least let list marker modifiers most none not note
     nothing numbered odd of option or rows
     procedure record remove replace require requirements roll rulebook scale section set
-    source step stop switch table then to true use variant when where with within
+    source step stop switch table then to true use variant vertices hexsides when where with
+    within
 """.split())
 
 #: Words that open a declaration (Keyword.Declaration).

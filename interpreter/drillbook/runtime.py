@@ -139,7 +139,7 @@ class State:
     """The game state: entities by id, and the ids of each record type in file order."""
     entities: dict
     by_type: dict
-    bounds: dict = field(default_factory=dict)     # (type, field) -> (low, high)
+    bounds: dict = field(default_factory=dict)     # (type, field) -> (low, high), or a facing's problem(n)
     indexes: dict = field(default_factory=dict, compare=False, repr=False)
 
     def of_type(self, name: str) -> tuple:
@@ -208,10 +208,15 @@ class State:
             old = ent.fields[eff.field]
             new = old + eff.value if eff.kind == "add" else eff.value
             lim = self.bounds.get((ent.type, eff.field))
-            if lim and isinstance(new, int) and not lim[0] <= new <= lim[1]:
-                fail(eff.loc, "E602", f"{eff.entity}.{eff.field} would become {new}, outside "
-                     f"{ent.type}.{eff.field} {lim[0]}..{lim[1]}",
-                     "the rules must keep it in range (for example with max(...))")
+            if lim is not None and isinstance(new, int) and not isinstance(new, bool):
+                if isinstance(lim, tuple) and not lim[0] <= new <= lim[1]:
+                    fail(eff.loc, "E602", f"{eff.entity}.{eff.field} would become {new}, outside "
+                         f"{ent.type}.{eff.field} {lim[0]}..{lim[1]}",
+                         "the rules must keep it in range (for example with max(...))")
+                problem = not isinstance(lim, tuple) and lim(new)
+                if problem:
+                    fail(eff.loc, "E602", f"{eff.entity}.{eff.field} would become {new}: {problem}",
+                         "turn a facing with turn(facing, degrees) by what the map allows")
             fields = dict(ent.fields)
             fields[eff.field] = new
             ents[eff.entity] = Entity(ent.type, ent.id, fields)

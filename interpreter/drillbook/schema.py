@@ -12,6 +12,8 @@ schemas of those outputs are in ``docs/schemas/``.
 from __future__ import annotations
 
 from . import ast as A
+from .check.geometry import board_of
+from .geometry import Board
 
 SCHEMA_VERSION = 1
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -35,6 +37,11 @@ def _base(model, name: str) -> dict:
         return {"type": "string", "description": f"the id of a {name} in this state"}
     if isinstance(d, A.DieDecl):
         return {"type": "integer", "minimum": d.low, "maximum": d.high}
+    board = board_of(model)
+    if d is None and name in ("Facing", "Direction") and board is not None:
+        allowed = Board(board.grid, board.layout, None, board.faces).facings(name == "Facing")
+        return ({"type": "integer", "minimum": 0, "maximum": 359} if allowed is None
+                else {"enum": allowed})
     return {}                 # a type a state file cannot write: state.py reports it
 
 

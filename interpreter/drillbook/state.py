@@ -18,26 +18,45 @@ from . import ast as A
 from .check.types import Ty, strip
 from .errors import Diagnostic, DrillError, Loc, a_or_an, did_you_mean, fail, remember_source
 from .files import read_text
-from .geometry import parse_number
+from .geometry import Board, parse_number
 from .limits import MAX_DEPTH, MAX_DIGITS, too_deep
 from .lines import normalize, position, split_lines
 from .runtime import Entity, State
 
 
-def bounds_of(model) -> dict:
-    out = {}
+def bounds_of(program) -> dict:
+    """What each bounded field may hold: (low, high) for a range of numbers, the board for a
+    facing (its ``facing_problem`` says why a number is no facing there)."""
+    model, out = program.model, {}
     for name, rec in model.of_kind(A.RecordDecl).items():
         for f in rec.fields:
             if A.number_range(f.type):
                 out[(name, f.name)] = A.number_range(f.type)
+            elif program.board is not None and \
+                    strip(model.record_types[name][f.name]).kind == "facing":
+                out[(name, f.name)] = facing_bound(program.board, f)
     return out
+
+
+def facing_bound(board, f: A.FieldDecl):
+    """What a field typed Facing (a counter's: the board's ``faces`` holds) or Direction
+    (any direction of the map) may hold, as a function from a number to its problem."""
+    counter = f.type.name != "Direction"
+    return lambda n: board.facing_problem(n, counter)
+
+
+def bound_problem(lim, n) -> str | None:
+    """Why the number n cannot be given to a field bounded by lim (see bounds_of)."""
+    if isinstance(lim, tuple):
+        return None if lim[0] <= n <= lim[1] else f"outside {lim[0]}..{lim[1]}"
+    return lim(n)
 
 
 # ------------------------------------------------------------------ state files
 def load_state(program, path: str | None, where: Loc | None = None) -> State:
     """Read and validate a state file; ``None`` gives the empty state."""
     if path is None:
-        return State({}, {}, bounds_of(program.model))
+        return State({}, {}, bounds_of(program))
     if "\0" in path:
         fail(where or Loc("<command line>"), "E010", "a path cannot hold a NUL character")
     text = read_text(path, where or Loc("<command line>"), "state file ")
@@ -114,7 +133,7 @@ class StateReader:
     def read(self, node) -> State:
         raw: dict[str, tuple[str, dict, object]] = {}
         if node is None:
-            return State({}, {}, bounds_of(self.m))
+            return State({}, {}, bounds_of(self.p))
         if not isinstance(node, yaml.MappingNode):
             fail(_loc(self.path, node), "E702", "a state file maps record types to their entities",
                  "write the record type, then its entities by id, e.g.  Unit: {u1: {strength: 3}}")
@@ -153,7 +172,7 @@ class StateReader:
             by_type.setdefault(tname, []).append(ident)
         if self.errors:
             raise DrillError(self.errors)
-        return State(entities, {k: tuple(v) for k, v in by_type.items()}, bounds_of(self.m))
+        return State(entities, {k: tuple(v) for k, v in by_type.items()}, bounds_of(self.p))
 
     def fields(self, tname, ident, node, inode, raw) -> dict:
         decls = {f.name: f for f in self.m.decls[tname].fields}
@@ -182,7 +201,7 @@ class StateReader:
                              f"add {fname}: ... (it is {types[fname]})")
         return values
 
-    def place(self, node, kind, where):
+    def place(self, node, kind, where, counter=True):
         if isinstance(node, yaml.SequenceNode):
             raw = [n.value if isinstance(n, yaml.ScalarNode) else None for n in node.value]
         elif isinstance(node, yaml.ScalarNode):
@@ -192,11 +211,11 @@ class StateReader:
 
         def fail_here(message):
             self.err(node, "E707", f"{where}: {message}")
-        return _place(self.p.board, kind, raw, fail_here)
+        return _place(self.p.board, kind, raw, fail_here, counter)
 
     def value(self, node, ty: Ty, decl, raw, where):
         if strip(ty).kind in ("position", "facing") and not _is_none(node):
-            return self.place(node, strip(ty).kind, where)
+            return self.place(node, strip(ty).kind, where, decl.type.name != "Direction")
         if not isinstance(node, yaml.ScalarNode):
             if ty.kind == "list" and isinstance(node, yaml.SequenceNode):
                 return tuple(self.value(n, ty.inner, decl, raw, where) for n in node.value)
@@ -259,19 +278,15 @@ def _is_none(node) -> bool:
         node.tag.endswith(":null") or node.value in ("null", "~", "none", ""))
 
 
-def _place(board, kind, raw, fail_here):
-    """A position or a facing as a state file or a question writes it."""
+def _place(board, kind, raw, fail_here, counter=True):
+    """A position or a facing as a state file or a question writes it (``counter``: a
+    counter's facing, which the board's ``faces`` limits; else any direction)."""
     if board is None:
         return fail_here(f"a {kind} needs a board, and the rulebook declares none")
     if kind == "facing":
         n = raw if isinstance(raw, int) else parse_number(str(raw))
-        if n is None or int(n) != n or not 0 <= n <= 359:
-            return fail_here("a facing is a whole number of degrees 0..359, clockwise from "
-                             f"the top of the board, not {raw!r}")
-        if board.hexes and n % 30:
-            return fail_here(f"on a hex map a facing points at a hexside or a vertex: a "
-                             f"multiple of 30 degrees, not {n}")
-        return int(n)
+        problem = board.facing_problem(int(n) if n is not None and int(n) == n else raw, counter)
+        return fail_here(problem) if problem else int(n)
     if isinstance(raw, str) and board.hexes and board.layout != "axial" \
             and len(raw) == 4 and raw.isdigit():
         raw = [raw[:2], raw[2:]]                     # "1012": column 10, row 12 as printed
@@ -299,7 +314,10 @@ def constant(program, e: A.Expr):
 def check_givens(checker, givens) -> dict:
     """Type an example's given entities; return {name: record Ty} for its expectations."""
     from .check.exprs import Scope
+    from .check.geometry import board_of
     m = checker.m
+    decl = board_of(m)
+    board = decl and Board(decl.grid, decl.layout, decl.label, decl.faces)
     entities = {}
     for g in givens:
         if g.type_name not in m.record_types:
@@ -337,11 +355,13 @@ def check_givens(checker, givens) -> dict:
                     checker.error(node.loc, "E711", f"{g.name}.{fname} counts {g.type_name}s, "
                                   f"and {g.name} is one of them while it is being given",
                                   "give the number directly")
-            d = decls[fname]
-            if A.number_range(d.type) and isinstance(expr, A.IntLit) and not (
-                    d.type.low <= expr.value <= d.type.high):
-                checker.error(expr.loc, "E708", f"{g.name}.{fname} is {expr.value}, outside "
-                              f"{d.type.low}..{d.type.high}")
+            lim = A.number_range(decls[fname].type) or (facing_bound(board, decls[fname])
+                                                         if board and strip(types[fname]).kind
+                                                         == "facing" else None)
+            problem = lim is not None and isinstance(expr, A.IntLit) and \
+                bound_problem(lim, expr.value)
+            if problem:
+                checker.error(expr.loc, "E708", f"{g.name}.{fname} is {expr.value}, {problem}")
         for fname, f in decls.items():
             if fname not in seen and f.default is None and types[fname].kind not in ("opt", "list"):
                 checker.error(g.loc, "E706", f"{g.name} ({g.type_name}) has no value for "
@@ -367,16 +387,17 @@ def state_from_givens(program, givens) -> State:
                 values[f.name] = None
         entities[g.name] = Entity(g.type_name, g.name, values)
         by_type.setdefault(g.type_name, []).append(g.name)
-    bounds = bounds_of(m)
+    bounds = bounds_of(program)
     state = State(entities, {k: tuple(v) for k, v in by_type.items()}, bounds)
     ctx = Ctx(state, Dice(), frozenset())
     for g in _in_dependency_order(givens):
         for loc, fname, expr in g.fields:
             v = program.compile_expr(expr)(ctx, [None] * getattr(g, "frame", 0))
             lim = bounds.get((g.type_name, fname))
-            if lim and isinstance(v, int) and not isinstance(v, bool) and not (
-                    lim[0] <= v <= lim[1]):
-                fail(expr.loc, "E708", f"{g.name}.{fname} is {v}, outside {lim[0]}..{lim[1]}")
+            problem = lim is not None and isinstance(v, int) and not isinstance(v, bool) \
+                and bound_problem(lim, v)
+            if problem:
+                fail(expr.loc, "E708", f"{g.name}.{fname} is {v}, {problem}")
             if isinstance(v, tuple):
                 v = tuple(x.id if isinstance(x, Entity) else x for x in v)
             entities[g.name].fields[fname] = v.id if isinstance(v, Entity) else v

@@ -12,7 +12,7 @@ from .model import Model
 from .types import (ANY, BOOL, BUILTIN_TYPES, CHECK_FIELDS, EFFECTS, INT, NONE, RANGE,
                     RANGE_FIELDS, TEXT, VERDICT_FIELDS, Ty, assignable, join, strip)
 
-BOARD_TYPES = ("Position", "Facing")
+BOARD_TYPES = ("Position", "Facing", "Direction")
 BUILTINS = ("next", "prev", "min", "max", "abs", "count", "exists", "violates", "the", "len",
             "sum", "first", "every", "some", "marked", "hex_distance", "hex_adjacent",
             *SIGNATURES)

@@ -42,7 +42,8 @@ FACING = Ty("facing")         # degrees clockwise from the top of the board
 DISTANCE = Ty("distance")     # an exact table-top distance (on a hex map distances are Int)
 
 BUILTIN_TYPES = {"Int": INT, "Bool": BOOL, "Text": TEXT, "Range": RANGE, "Effects": EFFECTS,
-                 "Check": CHECK, "Position": POSITION, "Facing": FACING}
+                 "Check": CHECK, "Position": POSITION, "Facing": FACING,
+                 "Direction": FACING}
 
 # the fields a check result offers to rules (see docs/language.md, "Checks")
 CHECK_FIELDS = {"passed": BOOL, "failed": BOOL, "roll": INT, "total": INT,

@@ -30,7 +30,8 @@ KEYWORDS = {
     "rulebook": "the main file's header", "variant": "a variant's header", "edition": "header",
     "languages": "header", "use": "use another file", "section": "a printed section",
     "enum": "named values", "scale": "ordered levels", "record": "a record type",
-    "die": "a die", "faces": "a die's faces", "option": "an optional rule",
+    "die": "a die", "faces": "a die's faces; a board's facings (faces vertices)",
+    "option": "an optional rule",
     "marker": "a footnote marker", "define": "a rule", "exception": "an exception to a rule",
     "table": "a printed table", "modifiers": "a list of die-roll modifiers",
     "combine": "how modifiers combine", "capped": "cap on the modifiers' total",
@@ -55,6 +56,8 @@ KEYWORDS = {
     "board": "the rulebook's board", "hex": "board hex ...", "columns": "hex columns",
     "rows": "hex rows", "odd": "odd columns or rows lower", "even": "even columns or rows lower",
     "axial": "axial hex coordinates", "let": "let x = value: effects",
+    "vertices": "board hex ... faces vertices: a unit faces a hex corner",
+    "hexsides": "board hex ... faces hexsides: a unit faces a hexside",
     "each": "for each x in list: effects",
 }
 

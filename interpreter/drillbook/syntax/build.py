@@ -235,9 +235,9 @@ class Builder(Transformer_NonRecursive):
 
     # ------------------------------------------------------------ rules
     @v_args(meta=True, inline=True)
-    def board_hex(self, meta, layout, label, annotations):
+    def board_hex(self, meta, layout, faces, label, annotations):
         return self._annotate(A.BoardDecl(self.loc(meta), "board", label or A.Label(), "hex",
-                                          layout), annotations)
+                                          layout, faces), annotations)
 
     @v_args(meta=True, inline=True)
     def board_table(self, meta, unit, label, annotations):
@@ -258,6 +258,12 @@ class Builder(Transformer_NonRecursive):
 
     def layout_rows_even(self, _):
         return "rows-even"
+
+    def faces_vertices(self, _):
+        return "vertices"
+
+    def faces_hexsides(self, _):
+        return "hexsides"
 
     def params(self, children):
         return [c for c in children if c is not None]
