@@ -8,7 +8,7 @@ import jsonschema
 import pytest
 import yaml
 
-from conftest import ROOT, assert_located, assert_no_traceback, run_cli
+from conftest import ROOT, TESTS, assert_located, assert_no_traceback, run_cli
 
 MP = ROOT / "rulebooks" / "musket-and-pike"
 GDB = ROOT / "rulebooks" / "general-de-brigade"
@@ -151,3 +151,14 @@ def test_a_position_argument_says_how_a_question_writes_it():
     spot = json.loads(bfs.out)["item"]["params"][0]
     assert spot == {"name": "spot", "type": "Position",
                     "written": "position(x, y), in cm: position(30, 12)"}
+
+
+def test_a_facing_argument_lists_the_facings_the_board_allows():
+    faces = TESTS / "good" / "board_faces.drill"
+    res = run_cli("describe", faces, "faces_to", "--json")
+    assert res.rc == 0, res.err
+    f, home = json.loads(res.out)["item"]["params"][1:]
+    assert f["written"] == ("degrees clockwise from the top of the map: 30, 90, 150, 210, 270 "
+                            "or 330 (a unit faces a hex vertex)")
+    assert home["type"] == "Direction" and home["written"].endswith("300 or 330")
+    assert "0, 30, 60" in home["written"]

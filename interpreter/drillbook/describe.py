@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from . import ast as A
 from .check.geometry import board_of
+from .geometry import Board
 from .phrases import say
 
 # what a player asks, by declaration class, in the order describe lists them
@@ -102,6 +103,8 @@ def _params(model, d) -> list:
             entry["levels"] = [m.name for m in words.members]
         if named == "Position":
             entry["written"] = _position_written(model)
+        if named in ("Facing", "Direction") and words is None and board_of(model) is not None:
+            entry["written"] = _facing_written(model, named == "Facing")
         out.append(entry)
     return out
 
@@ -114,6 +117,16 @@ def _position_written(model) -> str:
     if board.layout == "axial":
         return "position(q, r), the hex's axial coordinates: position(5, 9)"
     return "position(column, row), as the map prints the hex: hex 0509 is position(5, 9)"
+
+
+def _facing_written(model, counter: bool) -> str:
+    b = board_of(model)
+    allowed = Board(b.grid, b.layout, None, b.faces).facings(counter)
+    if allowed is None:
+        return "degrees 0..359, clockwise from the top of the table: 90"
+    what = {"vertices": " (a unit faces a hex vertex)", "hexsides": " (a unit faces a hexside)"}
+    return ("degrees clockwise from the top of the map: " + ", ".join(map(str, allowed[:-1]))
+            + f" or {allowed[-1]}" + (what.get(b.faces, "") if counter else ""))
 
 
 def _returns(model, d) -> str:

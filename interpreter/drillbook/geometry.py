@@ -20,6 +20,30 @@ _FLAT = ((0, -1), (1, -1), (1, 0), (0, 1), (-1, 1), (-1, 0))       # 0, 60, ...,
 _POINTY = ((1, -1), (1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1))      # 30, 90, ..., 330
 
 
+class Facings:
+    """The facings a field may hold on a board, as a bound: called with a number, it says
+    why the number is not one (None when it is). Equal for equal boards."""
+    __slots__ = ("board", "counter")
+
+    def __init__(self, board: "Board", counter: bool):
+        self.board, self.counter = board, counter
+
+    def __call__(self, n) -> str | None:
+        return self.board.facing_problem(n, self.counter)
+
+    def _key(self):
+        return self.board.grid, self.board.layout, self.board.faces, self.counter
+
+    def __eq__(self, other):
+        return isinstance(other, Facings) and self._key() == other._key()
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def __repr__(self):
+        return f"Facings{self._key()!r}"
+
+
 def _listed(numbers) -> str:
     return ", ".join(map(str, numbers))
 

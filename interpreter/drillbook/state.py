@@ -18,7 +18,7 @@ from . import ast as A
 from .check.types import Ty, strip
 from .errors import Diagnostic, DrillError, Loc, a_or_an, did_you_mean, fail, remember_source
 from .files import read_text
-from .geometry import Board, parse_number
+from .geometry import Board, Facings, parse_number
 from .limits import MAX_DEPTH, MAX_DIGITS, too_deep
 from .lines import normalize, position, split_lines
 from .runtime import Entity, State
@@ -38,11 +38,10 @@ def bounds_of(program) -> dict:
     return out
 
 
-def facing_bound(board, f: A.FieldDecl):
+def facing_bound(board, f: A.FieldDecl) -> Facings:
     """What a field typed Facing (a counter's: the board's ``faces`` holds) or Direction
-    (any direction of the map) may hold, as a function from a number to its problem."""
-    counter = f.type.name != "Direction"
-    return lambda n: board.facing_problem(n, counter)
+    (any direction of the map) may hold."""
+    return Facings(board, f.type.name != "Direction")
 
 
 def bound_problem(lim, n) -> str | None:
