@@ -741,6 +741,21 @@ def test_an_effect_out_of_range_is_an_error(book):
                    path="rb.drill", line=11, col=69)
 
 
+
+def test_effects_asked_after_other_effects_show_their_changes_from_that_state(book):
+    rb = book.write("rb.drill", EFFECTS)
+    book.write("state.yaml", "Unit:\n  u: {hits: 0}\n", header=False)
+    question = "after (set u.hits to 2 then set u.morale to Shaken): hit(u)"
+    res = book.run("ask", rb, question, "--state", "state.yaml")
+    assert res.rc == 0, res.err
+    assert "u.morale: Shaken → Broken" in res.out and "u.hits: 2 → 3" in res.out, res.out
+    res = book.run("ask", rb, question, "--state", "state.yaml", "--json")
+    data = json.loads(res.out)
+    assert data["effects"] == ["u.morale: Shaken → Broken", "u.hits: 2 → 3"]
+    res = book.run("explain", rb, question, "--state", "state.yaml")
+    assert "u.hits: 2 → 3" in res.out and "0 → 1" not in res.out, res.out
+
+
 # ------------------------------------------------------------------ use
 def test_use_outside_the_folder_is_e014(book):
     book.write("elsewhere.drill", 'section 9 "X"\n  define x -> Int = 1\n', header=False)

@@ -36,6 +36,7 @@ class Answer:
     state: State
     new_state: State | None = None
     log: list = field(default_factory=list)
+    before: State | None = None   # the state the effects apply to (after a leading `after`)
     model: object = None          # the rulebook asked (to cite the sections of effects)
 
 
@@ -139,14 +140,27 @@ class Rulebook:
 
     def ask(self, text, state, rolls=None, options=frozenset(), seed=None, trace=True,
             choices=None) -> Answer:
-        fn, t, size, _ = self.question(text, state)
+        fn, t, size, expr = self.question(text, state)
         dice = Dice(rolls, seed=seed, chosen=choices)
         ctx = Ctx(state, dice, options, trace)
         value = fn(ctx, [None] * size)
         ans = Answer(text, value, t, ctx.trace, dice.read, state, model=self.model)
         if t.kind == "effects":
-            ans.new_state, ans.log = state.apply(value)
+            ans.before = self._state_after(expr, state, size, rolls, seed, choices, options)
+            ans.new_state, ans.log = ans.before.apply(value)
         return ans
+
+    def _state_after(self, expr, state, size, rolls, seed, choices, options) -> State:
+        """The state a question's leading ``after EFFECTS:`` parts make, the one its own
+        effects are worked out on: their changes are shown from it, not from the state
+        asked. The dice are read again in the same order, so they fall the same way."""
+        dice = Dice(rolls, seed=seed, chosen=choices)
+        while isinstance(expr, A.After):
+            effects = self.program.compile_expr(expr.effects)(Ctx(state, dice, options, False),
+                                                              [None] * size)
+            state, _ = state.apply(effects)
+            expr = expr.then
+        return state
 
     def evaluator(self, name: str, options=frozenset(), trace: bool = False):
         """A lean question API: ``evaluate(state, args, rolls=None)`` calls the rule, check,

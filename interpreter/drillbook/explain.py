@@ -539,7 +539,7 @@ def effects_log(answer, lang=None) -> list:
         return []
     if lang is None:
         return [text for _, text in answer.log]
-    _, log = answer.state.apply(answer.value, lang)
+    _, log = (answer.before or answer.state).apply(answer.value, lang)
     return [text for _, text in log]
 
 
