@@ -756,6 +756,20 @@ def test_effects_asked_after_other_effects_show_their_changes_from_that_state(bo
     assert "u.hits: 2 → 3" in res.out and "0 → 1" not in res.out, res.out
 
 
+
+def test_a_choice_or_a_roll_the_question_never_read_is_a_located_warning(book):
+    rb = book.write("rb.drill", EFFECTS)
+    book.write("state.yaml", "Unit:\n  u: {hits: 0}\n", header=False)
+    res = book.run("ask", rb, "hit(u)", "--state", "state.yaml", "--choice", "fate=TakenOver")
+    assert res.rc == 0 and "u.hits: 0 → 1" in res.out
+    w = [d for d in diagnostics(res.err) if d.code == "W801"]
+    assert len(w) == 1 and "the choice 'fate' was given (TakenOver) but this question never " \
+        "asked it" in w[0].message and w[0].path == "<command line>"
+    assert w[0].source[w[0].col - 1:] == "fate=TakenOver" and w[0].caret_width == 14
+    res = book.run("ask", rb, "hit(u)", "--state", "state.yaml")
+    assert res.rc == 0 and res.err == ""
+
+
 # ------------------------------------------------------------------ use
 def test_use_outside_the_folder_is_e014(book):
     book.write("elsewhere.drill", 'section 9 "X"\n  define x -> Int = 1\n', header=False)

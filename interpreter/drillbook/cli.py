@@ -469,7 +469,30 @@ def _ask(args, argv, trace):
     except DrillError as e:
         _no_state_hint(e, args, state)
         raise
+    _warn_unread(ans, argv)
     return rb, ans
+
+
+def _warn_unread(ans, argv) -> None:
+    """A --roll or --choice the question never read is said, located: the answer does not
+    depend on it (a choice the rules make for the players, a die rolled fewer times)."""
+    for kind, name, values in ans.unread:
+        if kind == "choice":
+            written = f"{name}={values[0]}"
+            message = (f"the choice '{name}' was given ({', '.join(values)}) but this question "
+                       "never asked it: the answer does not depend on it")
+            hint = "drillbook describe RULEBOOK NAME lists the choices a rule asks for"
+        else:
+            written = f"{name}=" + ",".join(map(str, values))
+            faces = ", ".join(map(str, values))
+            message = (f"the face{'s' if len(values) > 1 else ''} {faces} given for {name} "
+                       f"{'were' if len(values) > 1 else 'was'} never read: the question "
+                       f"rolled {name} fewer times")
+            hint = None
+        where = next((_where(argv, a) for a in argv if a.startswith(f"{name}=")),
+                     _where(argv, written))
+        print(Diagnostic(where, "W801", message, hint, severity="warning").render(),
+              file=sys.stderr)
 
 
 def _no_state_hint(e: DrillError, args, state) -> None:

@@ -37,6 +37,7 @@ class Answer:
     new_state: State | None = None
     log: list = field(default_factory=list)
     before: State | None = None   # the state the effects apply to (after a leading `after`)
+    unread: list = field(default_factory=list)  # [(kind, name, values)] given, never read
     model: object = None          # the rulebook asked (to cite the sections of effects)
 
 
@@ -145,6 +146,7 @@ class Rulebook:
         ctx = Ctx(state, dice, options, trace)
         value = fn(ctx, [None] * size)
         ans = Answer(text, value, t, ctx.trace, dice.read, state, model=self.model)
+        ans.unread = dice.unread()
         if t.kind == "effects":
             ans.before = self._state_after(expr, state, size, rolls, seed, choices, options)
             ans.new_state, ans.log = ans.before.apply(value)

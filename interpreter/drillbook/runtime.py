@@ -296,6 +296,13 @@ class Dice:
         if where is not None:
             self.where = where
 
+    def unread(self) -> list:
+        """What was given and never read: [("roll", die, faces), ("choice", name, keys)]."""
+        out = [("roll", die, faces[self.used.get(die, 0):]) for die, faces in self.given.items()
+               if self.used.get(die, 0) < len(faces)]
+        return out + [("choice", name, keys[self.picks.get(name, 0):])
+                      for name, keys in self.chosen.items() if self.picks.get(name, 0) < len(keys)]
+
     def roll(self, die: str, low: int, high: int, loc: Loc) -> int:
         queue = self.given.get(die)
         n = self.used.get(die, 0)
