@@ -121,7 +121,7 @@ def _position_written(model) -> str:
 
 def _facing_written(model, counter: bool) -> str:
     b = board_of(model)
-    allowed = Board(b.grid, b.layout, None, b.faces).facings(counter)
+    allowed = Board.declared(b).facings(counter)
     if allowed is None:
         return "degrees 0..359, clockwise from the top of the table: 90"
     what = {"vertices": " (a unit faces a hex vertex)", "hexsides": " (a unit faces a hexside)"}

@@ -56,6 +56,11 @@ class Board:
         self.grid, self.layout, self.label, self.faces = grid, layout, label, faces
         self.flat = not layout.startswith("rows")
 
+    @classmethod
+    def declared(cls, decl) -> "Board":
+        """The board a rulebook's ``board`` line declares."""
+        return cls(decl.grid, decl.layout, decl.label, decl.faces)
+
     def facing_problem(self, n, counter: bool = True) -> str | None:
         """Why n is not a facing a counter on this board can have (``counter``; a Facing
         field), or not a direction on it (a Direction field); None when it is one.
@@ -69,9 +74,9 @@ class Board:
         if n % 30:
             return ("on a hex map a facing points at a hexside or a vertex: a multiple of 30 "
                     f"degrees, not {n}")
-        hexside = self.hexside_step(n) is not None
         if not counter:
             return None
+        hexside = self.hexside_step(n) is not None
         if self.faces == "vertices" and hexside:
             return (f"on this map a unit faces a hex vertex ({_listed(self.facings())}); "
                     f"{n} points at a hexside")

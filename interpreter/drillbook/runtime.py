@@ -139,7 +139,7 @@ class State:
     """The game state: entities by id, and the ids of each record type in file order."""
     entities: dict
     by_type: dict
-    bounds: dict = field(default_factory=dict)     # (type, field) -> (low, high), or a facing's problem(n)
+    bounds: dict = field(default_factory=dict)     # (type, field) -> (low, high) or Facings
     indexes: dict = field(default_factory=dict, compare=False, repr=False)
 
     def of_type(self, name: str) -> tuple:

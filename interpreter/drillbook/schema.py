@@ -39,7 +39,7 @@ def _base(model, name: str) -> dict:
         return {"type": "integer", "minimum": d.low, "maximum": d.high}
     board = board_of(model)
     if d is None and name in ("Facing", "Direction") and board is not None:
-        allowed = Board(board.grid, board.layout, None, board.faces).facings(name == "Facing")
+        allowed = Board.declared(board).facings(name == "Facing")
         return ({"type": "integer", "minimum": 0, "maximum": 359} if allowed is None
                 else {"enum": allowed})
     return {}                 # a type a state file cannot write: state.py reports it

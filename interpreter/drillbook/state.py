@@ -25,8 +25,8 @@ from .runtime import Entity, State
 
 
 def bounds_of(program) -> dict:
-    """What each bounded field may hold: (low, high) for a range of numbers, the board for a
-    facing (its ``facing_problem`` says why a number is no facing there)."""
+    """What each bounded field may hold: (low, high) for a range of numbers, a Facings for a
+    facing or a direction (called with a number, it says why the number is none there)."""
     model, out = program.model, {}
     for name, rec in model.of_kind(A.RecordDecl).items():
         for f in rec.fields:
@@ -316,7 +316,7 @@ def check_givens(checker, givens) -> dict:
     from .check.geometry import board_of
     m = checker.m
     decl = board_of(m)
-    board = decl and Board(decl.grid, decl.layout, decl.label, decl.faces)
+    board = decl and Board.declared(decl)
     entities = {}
     for g in givens:
         if g.type_name not in m.record_types:

@@ -64,7 +64,7 @@ class Program:
         for name, enum in model.of_kind(A.EnumDecl).items():
             self.levels[name] = [Level(name, m.name, i, m.label) for i, m in enumerate(enum.members)]
         board = board_of(model)
-        self.board = Board(board.grid, board.layout, board.label, board.faces) if board else None
+        self.board = Board.declared(board) if board else None
         self.refs: dict[str, _Ref] = {}
         self.cell_marks: dict[str, dict] = {}     # table -> {(key, column): markers}
         self.defaults: dict = {}                  # a field's default expression -> its value
