@@ -145,6 +145,10 @@ def explain_unexpected(e: UnexpectedInput, text: str, path: str):
         if ch == '"':
             return Loc(path, line, col), "this text is not closed: a '\"' is missing", \
                 "close the quote on the same line"
+        if ch == ";":
+            return Loc(path, line, col), "unexpected character ';': drillbook writes no ';'", \
+                "effects one after another are joined with 'then': set a to 1 then set b to 2 " \
+                "(after several: after (set a to 1 then set b to 2): ...)"
         return Loc(path, line, col), f"unexpected character {ch!r}", _describe(e.allowed or [])
     if isinstance(e, UnexpectedEOF):
         lines = split_lines(text) or [""]
