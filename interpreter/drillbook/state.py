@@ -30,18 +30,21 @@ def bounds_of(program) -> dict:
     model, out = program.model, {}
     for name, rec in model.of_kind(A.RecordDecl).items():
         for f in rec.fields:
-            if A.number_range(f.type):
-                out[(name, f.name)] = A.number_range(f.type)
-            elif program.board is not None and \
-                    strip(model.record_types[name][f.name]).kind == "facing":
-                out[(name, f.name)] = facing_bound(program.board, f)
+            lim = field_bound(program.board, f, model.record_types[name][f.name])
+            if lim is not None:
+                out[(name, f.name)] = lim
     return out
 
 
-def facing_bound(board, f: A.FieldDecl) -> Facings:
-    """What a field typed Facing (a counter's: the board's ``faces`` holds) or Direction
-    (any direction of the map) may hold."""
-    return Facings(board, f.type.name != "Direction")
+def field_bound(board, f: A.FieldDecl, ty: Ty):
+    """What the field f (of checked type ty) may hold, or None: its range of numbers, or on a
+    board the facings of a Facing (a counter's: the board's ``faces`` holds) or Direction
+    (any direction of the map)."""
+    if A.number_range(f.type):
+        return A.number_range(f.type)
+    if board is not None and strip(ty).kind == "facing":
+        return Facings(board, f.type.name != "Direction")
+    return None
 
 
 def bound_problem(lim, n) -> str | None:
@@ -354,9 +357,7 @@ def check_givens(checker, givens) -> dict:
                     checker.error(node.loc, "E711", f"{g.name}.{fname} counts {g.type_name}s, "
                                   f"and {g.name} is one of them while it is being given",
                                   "give the number directly")
-            lim = A.number_range(decls[fname].type) or (facing_bound(board, decls[fname])
-                                                         if board and strip(types[fname]).kind
-                                                         == "facing" else None)
+            lim = field_bound(board, decls[fname], types[fname])
             problem = lim is not None and isinstance(expr, A.IntLit) and \
                 bound_problem(lim, expr.value)
             if problem:
