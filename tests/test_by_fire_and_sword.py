@@ -225,6 +225,21 @@ def test_diff_of_the_first_answer_drops_the_wagon_exception(capsys):
     assert order["after"] == {"OrderKept": "1/2", "OrderLost": "1/2"}
 
 
+def test_diff_of_two_variants_names_both_in_the_order_applied(capsys):
+    code, out, err = run(capsys, "diff", BFS, FIRST_ANSWER, FAILED_BY_FOUR)
+    assert code == 0, err
+    assert out.splitlines()[0] == (
+        'variants "The thread\'s first answer: a Wagon Train that fails its Morale test is '
+        'Disorganized and loses its Order" then "House rule: Wagon Train crews lose 2 points '
+        'when the Morale test fails by 4 or more" of "By Fire and Sword"'), out.splitlines()[0]
+    code, out, err = run(capsys, "diff", BFS, FIRST_ANSWER, FAILED_BY_FOUR, "--json")
+    d = json.loads(out)
+    assert [v.split(":")[0] for v in d["variants"]] == ["The thread's first answer", "House rule"]
+    assert d["variant"] == d["variants"][-1]
+    kinds = {(c["kind"], c["target"]) for c in d["changes"]}
+    assert {("dropped", "wagons_never_disorganized"), ("replaced", "heavy_crew_loss")} <= kinds
+
+
 # ------------------------------------------------------------------ bad variants are located
 def variant(tmp_path, name, body):
     path = tmp_path / name

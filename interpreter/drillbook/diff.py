@@ -51,7 +51,10 @@ def semantic_diff(variant) -> dict:
                 seen.add(shown)        # the same question with the same odds is shown once
                 odds.append({"question": text, "example": ex.name, "section": _sec(ex),
                              "before": _fmt(before), "after": _fmt(after)})
-    return {"variant": variant.model.title.text, "base": base.model.title.text,
+    titles = getattr(variant.model, "variant_titles", None) or []
+    return {"variant": variant.model.title.text,
+            "variants": [label.text for _, label in titles] or [variant.model.title.text],
+            "base": base.model.title.text,
             "changes": changes, "odds": odds, "examples": examples}
 
 
@@ -91,7 +94,9 @@ def _fmt(dist):
 
 
 def render_text(d: dict, lang=None) -> str:
-    lines = [f"variant \"{d['variant']}\" of \"{d['base']}\"", "", "Changes:"]
+    named = " then ".join(f"\"{v}\"" for v in d.get("variants") or [d["variant"]])
+    lines = [f"{'variants' if len(d.get('variants') or ()) > 1 else 'variant'} {named} "
+             f"of \"{d['base']}\"", "", "Changes:"]
     for c in d["changes"]:
         where = f"§{c['section']}" if c["section"] else ""
         if c["kind"] == "cell":
