@@ -15,10 +15,10 @@ from __future__ import annotations
 import yaml
 
 from . import ast as A
-from .check.types import Ty, strip
+from .check.types import Ty, bound_problem, field_bound, strip
 from .errors import Diagnostic, DrillError, Loc, a_or_an, did_you_mean, fail, remember_source
 from .files import read_text
-from .geometry import Board, Facings, parse_number
+from .geometry import Board, parse_number
 from .limits import MAX_DEPTH, MAX_DIGITS, too_deep
 from .lines import normalize, position, split_lines
 from .runtime import Entity, State
@@ -34,24 +34,6 @@ def bounds_of(program) -> dict:
             if lim is not None:
                 out[(name, f.name)] = lim
     return out
-
-
-def field_bound(board, f: A.FieldDecl, ty: Ty):
-    """What the field f (of checked type ty) may hold, or None: its range of numbers, or on a
-    board the facings of a Facing (a counter's: the board's ``faces`` holds) or Direction
-    (any direction of the map)."""
-    if A.number_range(f.type):
-        return A.number_range(f.type)
-    if board is not None and strip(ty).kind == "facing":
-        return Facings(board, f.type.name != "Direction")
-    return None
-
-
-def bound_problem(lim, n) -> str | None:
-    """Why the number n cannot be given to a field bounded by lim (see bounds_of)."""
-    if isinstance(lim, tuple):
-        return None if lim[0] <= n <= lim[1] else f"outside {lim[0]}..{lim[1]}"
-    return lim(n)
 
 
 # ------------------------------------------------------------------ state files

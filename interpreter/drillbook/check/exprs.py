@@ -7,10 +7,12 @@ from __future__ import annotations
 
 from .. import ast as A
 from ..errors import Diagnostic, a_or_an, did_you_mean
-from .geometry import SIGNATURES, type_geometry
+from ..geometry import Board
+from .geometry import SIGNATURES, board_of, type_geometry
 from .model import Model
 from .types import (ANY, BOOL, BUILTIN_TYPES, CHECK_FIELDS, EFFECTS, INT, NONE, RANGE,
-                    RANGE_FIELDS, TEXT, VERDICT_FIELDS, Ty, assignable, join, strip)
+                    RANGE_FIELDS, TEXT, VERDICT_FIELDS, Ty, assignable, bound_problem,
+                    field_bound, join, strip)
 
 BOARD_TYPES = ("Position", "Facing", "Direction")
 BUILTINS = ("next", "prev", "min", "max", "abs", "count", "exists", "violates", "the", "len",
@@ -178,6 +180,18 @@ class Typer:
                               did_you_mean(e.name, table) or f"its fields: {', '.join(table)}")
         return self.error(e.loc, "E203", f"a {base} has no fields")
 
+    def _bounded(self, arg, p, ty, name):
+        """A number written directly for a parameter with a range (``b: 1..12``), or on a
+        board for a Facing or Direction, must be one it may hold (E708), as in a state file."""
+        n = _literal_int(arg)
+        if n is None:
+            return
+        decl = board_of(self.model)
+        lim = field_bound(decl and Board.declared(decl), p, ty)
+        problem = lim is not None and bound_problem(lim, n)
+        if problem:
+            self.error(arg.loc, "E708", f"argument '{p.name}' of {name} is {n}, {problem}")
+
     def _Call(self, e, scope):
         if e.name in BUILTINS and e.name not in self.model.decls:
             e.ref = ("builtin", e.name)
@@ -190,7 +204,9 @@ class Typer:
                                   f"not {len(e.args)}",
                                   f"{e.name}({', '.join(p.name for p in params)})")
             for arg, p in zip(e.args, params):
-                self.expect(arg, scope, self.type_ref(p.type), f"argument '{p.name}' of {e.name}")
+                ty = self.type_ref(p.type)
+                self.expect(arg, scope, ty, f"argument '{p.name}' of {e.name}")
+                self._bounded(arg, p, ty, e.name)
             self._called(scope, e.name)
             e.ref = (d.kind, e.name)
             return self.model.returns.get(e.name, ANY)
@@ -571,3 +587,11 @@ class Typer:
 
 
 __all__ = ["Typer", "Scope", "RANGE", "TEXT"]
+
+
+def _literal_int(e) -> int | None:
+    """The number an expression writes directly (``13``, ``-3``), or None."""
+    sign = 1
+    while isinstance(e, A.Unary) and e.op in "+-":
+        sign, e = (-sign if e.op == "-" else sign), e.operand
+    return sign * e.value if isinstance(e, A.IntLit) and not isinstance(e.value, bool) else None

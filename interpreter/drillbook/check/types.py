@@ -3,6 +3,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .. import ast as A
+from ..geometry import Facings
+
 
 @dataclass(frozen=True, slots=True)
 class Ty:
@@ -100,3 +103,22 @@ def join(a: Ty, b: Ty) -> Ty | None:
                                                            other.name == u.name)):
             return u
     return None
+
+
+def field_bound(board, f, ty: Ty):
+    """What a field or a rule's parameter f (declared ``f.type``, of checked type ty) may
+    hold, or None: its range of numbers (``1..40``, ``1..40?``), or on a board (a
+    ``geometry.Board``) the facings of a Facing (a counter's: the board's ``faces`` holds)
+    or Direction (any direction of the map)."""
+    if A.number_range(f.type):
+        return A.number_range(f.type)
+    if board is not None and strip(ty).kind == "facing":
+        return Facings(board, f.type.name != "Direction")
+    return None
+
+
+def bound_problem(lim, n) -> str | None:
+    """Why the number n cannot be given to what is bounded by lim (see field_bound)."""
+    if isinstance(lim, tuple):
+        return None if lim[0] <= n <= lim[1] else f"outside {lim[0]}..{lim[1]}"
+    return lim(n)
