@@ -274,3 +274,24 @@ def test_printed_item_numbers_are_not_called_the_rulebooks_own(capsys):
     assert "6.1.1 Command Radius;" in cited and "6.5.4 The Chargers' Morale Test;" in cited
     assert "6.1.1 Command Radius (numbered" not in cited
     assert "6 Charges (numbered by this rulebook: the source prints no number)" in cited
+
+
+def test_a_list_written_without_brackets_says_to_bracket_it(capsys, tmp_path):
+    text = (GDB / "states" / "charge.yaml").read_text(encoding="utf-8")
+    assert "retreats_through: [fr_2e]" in text
+    state = tmp_path / "charge.yaml"
+    state.write_text(text.replace("retreats_through: [fr_2e]", "retreats_through: fr_2e"),
+                     encoding="utf-8")
+    code, out, err = run(capsys, "ask", GDB, "charge_distance(fr_18e)", "--state", state)
+    assert code == 1 and "Traceback" not in err
+    assert "error[E707]: fr_18e.retreats_through must be a list of Unit, written in brackets" in err
+    assert "hint: write [fr_2e], or [] for none" in err
+
+
+def test_a_comma_list_for_a_choice_is_told_to_repeat_the_flag(capsys):
+    code, out, err = run(capsys, "run", GDB, "charge_sequence(fr_18e, tomsk)", "--state",
+                         GDB / "states" / "charge.yaml", "--option", "OptionalCommandRoll",
+                         "--roll", "d6=4", "--choice", "reaction=Stand",
+                         "--choice", "charger_result=Pass,Halt", "--choice", "defender_result=Waver")
+    assert code == 1 and "E611" in err and "Traceback" not in err
+    assert "--choice charger_result=Pass --choice charger_result=Halt" in err, err

@@ -127,6 +127,16 @@ def test_an_eliminated_unit_has_no_morale_to_check_against(capsys, tmp_path):
     state.write_text(STATE.replace("THRESHOLD", "4"), encoding="utf-8")
     code, out, err = run(capsys, "ask", MP, "morale_check(dead)", "--state", state, "--roll", "d10=3")
     assert code == 1 and "E606" in err and "current_morale" in err and "Traceback" not in err
+    assert "(u = dead)" in err and "when u.morale != Eliminated" in err, err
+
+
+def test_a_state_without_the_army_a_rule_searches_for_says_what_to_add(capsys, tmp_path):
+    state = tmp_path / "no-army.yaml"
+    state.write_text(STATE.replace("THRESHOLD", "4"), encoding="utf-8")
+    code, out, err = run(capsys, "ask", MP, "rally(odd, ByWingCommander)", "--state", state,
+                         "--roll", "d10=9")
+    assert code == 1 and "E604" in err and "Traceback" not in err, err
+    assert "the state file needs an Army that does" in err, err
 
 
 def test_a_casualty_threshold_below_one_hit_is_refused(capsys, tmp_path):

@@ -151,8 +151,9 @@ def test_no_case_applies_e606(book):
   define charge(u: Unit) -> Int when u.arm == Horse = 3
 """)
     res = ask(book, rb, "charge(u_foot)", state=STATE)
-    assert_located(res, "E606", "no case of 'charge' applies here", rc=1, path="rb.drill",
-                   line=14, col=3)
+    assert_located(res, "E606", "no case of 'charge' applies here (u = u_foot)", rc=1,
+                   path="rb.drill", line=14, col=38)      # at its 'when': the condition that fails
+    assert "when u.arm == Horse" in res.err and "its own 'when' (this condition)" in res.err
     assert answer(book, rb, "charge(u_horse)", state=STATE) == "3"
 
 

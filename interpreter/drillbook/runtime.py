@@ -520,8 +520,13 @@ class Dice:
             if want not in keys and isinstance(want, str) and _SAID_AS.get(want) in keys:
                 want = _SAID_AS[want]
             if want not in keys:
+                made = [w.strip() for w in want.split(",")] if isinstance(want, str) else []
+                again = (" --choice ".join(f"{name}={w}" for w in made)
+                         if len(made) > 1 and all(w in keys for w in made) else None)
                 fail(loc, "E611", f"'{want}' is not one of the options of the choice '{name}'",
-                     f"one of: {', '.join(keys)}")
+                     f"one of: {', '.join(keys)}" + (
+                         f"; a choice made more than once takes one --choice each time, in "
+                         f"order: --choice {again}" if again else ""))
             self.made.append((name, want))
             return options[keys.index(want)]
         if len(options) == 1:           # one option leaves nothing to choose

@@ -206,6 +206,10 @@ class StateReader:
             self.err(node, "E707", f"{where} must be {ty}")
             return None
         text = node.value
+        if ty.kind == "list" and not node.tag.endswith(":null"):
+            self.err(node, "E707", f"{where} must be {a_or_an(ty)}, written in brackets",
+                     f"write [{text}], or [] for none")
+            return None
         if node.tag.endswith(":null") or text in ("null", "~", "none", ""):
             if ty.kind == "opt":
                 return None

@@ -278,8 +278,14 @@ class Program:
                     if node is not None:
                         node.value = True
                     return True
-                raise DrillError([Diagnostic(d.loc, "E606", f"no case of '{name}' applies here",
-                                             "its own 'when' is false and no exception applies")])
+                given = ", ".join(f"{p} = {show(v)}" for p, v in zip(params, args))
+                when = getattr(d, "when", None)
+                raise DrillError([Diagnostic(
+                    when.loc if when is not None else d.loc, "E606",
+                    f"no case of '{name}' applies here ({given})" if given else
+                    f"no case of '{name}' applies here",
+                    "its own 'when' (this condition) is false for these arguments and no "
+                    "exception applies")])
             decl, v = got
             if node is not None:
                 node.value = v

@@ -15,7 +15,7 @@ import types
 from .. import ast as A
 from ..check.geometry import SIGNATURES
 from ..check.types import strip
-from ..errors import fail
+from ..errors import a_or_an, fail
 from ..geometry import MAX_RING, Hex, bearing
 from ..limits import MAX_INT, MAX_RANGE, check_span, too_big
 from ..runtime import Ctx, Effect, Entity, Range, show
@@ -24,7 +24,10 @@ from ..steps import LEAF, SCOPE
 
 # ------------------------------------------------------------------ run-time helpers
 def _none(loc, what):
-    fail(loc, "E604", f"{what} is none here", "check it first with 'is none' or give the state a value")
+    """E604; ``what`` is the text of the value that is none, or (text, hint)."""
+    what, hint = what if isinstance(what, tuple) else (
+        what, "check it first with 'is none' or give the state a value")
+    fail(loc, "E604", f"{what} is none here", hint)
 
 
 def _entity(ctx, ident, loc):
@@ -83,6 +86,17 @@ def _candidates(ctx, type_name, lookups, loc=None):
     merged = {ent.id: ent for found in hits for ent in found}
     order = state.position(type_name)
     return sorted(merged.values(), key=lambda ent: order[ent.id])
+
+
+def _what(e):
+    """What E604 says of the value of ``e`` when it is none: its text, and for a search of
+    the state (``the(Army a where ...)``) that it found nothing, with what to add."""
+    text = f"'{_text(e)}'"
+    if isinstance(e, A.Call) and e.name == "the" and e.args and isinstance(e.args[0], A.Query):
+        t = e.args[0].type_name
+        return (text, f"no {t} of the state matches it: the state file needs {a_or_an(t)} "
+                f"that does (or the rule can check it first with 'is none')")
+    return text
 
 
 def _bind(s, slot, value):
@@ -457,7 +471,7 @@ class _Gen:
         if kind == "range":
             attr = {"low": "low", "high": "high", "empty": "empty"}[e.name]
             return f"({sub}).{attr}"
-        what = self.k(f"'{_text(e.subject)}'")
+        what = self.k(_what(e.subject))
         ftype = strip(e.type)
         if self._never_none(sub):
             plain = f"{sub}.fields[{self.k(e.name)}]"
