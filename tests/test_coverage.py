@@ -186,10 +186,13 @@ def test_bundled_rulebook_is_fully_covered(name):
     assert res.rc == 0, res.out + res.err
 
 
-def test_json_report_follows_its_schema():
+def test_json_report_follows_its_schema(tmp_path):
     jsonschema = pytest.importorskip("jsonschema")
     schema = json.loads((ROOT / "docs" / "schemas" / "coverage.schema.json").read_text())
-    variant = "rulebooks/by-fire-and-sword/variants/first-answer.drill"
+    variant = tmp_path / "drops-only.drill"
+    base = (ROOT / "rulebooks" / "by-fire-and-sword" / "rulebook.drill").as_posix()
+    variant.write_text(f'variant "Drops one rule" of "{base}"\n\ndrop wagons_never_disorganized\n',
+                       encoding="utf-8")
     res = run_cli("coverage", "tests/" + SMALL, "rulebooks/general-de-brigade", variant,
                   "--json", cwd=ROOT)
     data = json.loads(res.out)
