@@ -438,3 +438,14 @@ def test_the_package_builds_a_wheel_and_an_sdist_without_warnings(tmp_path):
     assert "Project-URL: " in meta
     with tarfile.open(next(tmp_path.glob("*.tar.gz"))) as t:
         assert any(n.endswith("/LICENSE") for n in t.getnames())
+
+
+def test_check_untranslated_lists_each_label_without_a_declared_language():
+    res = run_cli("check", "tests/good/labels.drill", "--untranslated", cwd=ROOT)
+    assert res.rc == 0, res.err
+    listed = [l for l in res.out.splitlines() if "untranslated" in l]
+    assert listed == ['tests/good/labels.drill:12:3: untranslated (ru): d10 "ten-sided die"'], res.out
+    res = run_cli("check", "rulebooks/musket-and-pike", "--untranslated", cwd=ROOT)
+    assert res.rc == 0, res.err
+    for line in res.out.splitlines()[1:]:          # every line located, naming what it is
+        assert re.match(r'rulebooks/musket-and-pike/\w+\.drill:\d+:\d+: untranslated \(ru\): \S+ ".+"$', line), line

@@ -92,6 +92,9 @@ def _check_args(c):
     c.add_argument("--variant", action="append", default=[], metavar="FILE",
                    help="apply this variant file (repeat to combine variants)")
     c.add_argument("--doubts", action="store_true", help="list every doubt and gap in the sources")
+    c.add_argument("--untranslated", action="store_true",
+                   help="list every label without a translation into each language the "
+                        "header declares after the first")
     c.add_argument("--json", action="store_true")
     _common(c)
 
@@ -384,7 +387,24 @@ def cmd_check(args, argv) -> int:
         for sec, n in notes:
             where = f" (§{sec.number})" if sec is not None else ""
             print(f"{n.loc}: {n.kind}{where}: {n.text}")
+    if args.untranslated:
+        for loc, lang, what, text in _untranslated(m):
+            print(f"{loc}: untranslated ({lang}): {what} \"{text}\"")
     return 0
+
+
+def _untranslated(m):
+    """(loc, language, what, text) of each label with text but no translation into one of
+    the header's languages after the first (examples are the authors', not the players')."""
+    from . import ast as A
+    langs = list(m.languages)[1:]
+    example_locs = {ex.loc for ex in m.examples}
+    for loc, what, label in m.labels():
+        if label is None or not label.text or loc in example_locs:
+            continue
+        for lang in langs:
+            if lang not in label.translations:
+                yield loc, lang, what, label.text
 
 
 def cmd_test(args, argv) -> int:

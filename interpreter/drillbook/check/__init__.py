@@ -89,9 +89,7 @@ class Checker:
                            "a printed number names one section; put its rules together",
                            [(first.loc, "first here")])
             numbers.setdefault(sec.number, sec)
-            self.labels(sec.label, sec.loc, langs)
             for d in sec.items:
-                self.labels(getattr(d, "label", None), d.loc, langs)
                 for note in getattr(d, "annotations", []):
                     if note.kind == "numbered":
                         self.error(note.loc, "E323", "'numbered' says a section's number is the "
@@ -111,7 +109,6 @@ class Checker:
                 m.decls[d.name] = d
                 if isinstance(d, A.EnumDecl):
                     for i, mem in enumerate(d.members):
-                        self.labels(mem.label, mem.loc, langs)
                         if mem.name in m.members:
                             other = m.members[mem.name][0]
                             self.error(mem.loc, "E205", f"'{mem.name}' is already a level of "
@@ -119,6 +116,8 @@ class Checker:
                                        [(other.loc, f"{other.name} declared here")])
                         else:
                             m.members[mem.name] = (d, i)
+        for loc, _, label in m.labels():      # nested ones too: fields, modifiers, steps
+            self.labels(label, loc, langs)
         for name, (enum, _) in m.members.items():
             if name in m.decls:
                 self.error(m.decls[name].loc, "E205", f"'{name}' is also a level of {enum.name}")

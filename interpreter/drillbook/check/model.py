@@ -95,6 +95,27 @@ class Model:
                         yield sec, note
 
 
+    def labels(self):
+        """Every (loc, what, Label) of the rulebook in file order: each section, each
+        declaration and what it holds (a level, a field, a modifier, a step)."""
+        for sec in self.sections:
+            yield sec.loc, f"section {sec.number}", sec.label
+            for d in sec.items:
+                yield from _labels_of(d)
+
+
+def _labels_of(d):
+    if getattr(d, "label", None) is not None:
+        yield d.loc, getattr(d, "name", None) or "?", d.label
+    for part in (getattr(d, "members", None), getattr(d, "fields", None),
+                 d.items if isinstance(d, A.ModifiersDecl) else None,
+                 d.steps if isinstance(d, A.ProcedureDecl) else None):
+        for x in part or []:
+            if getattr(x, "label", None) is not None:
+                what = f"{d.name}.{x.name}"
+                yield x.loc, what, x.label
+
+
 def _notes_of(d) -> list:
     """A declaration's notes; a table's with those under its rows and cells, in file order."""
     if not isinstance(d, A.TableDecl):
