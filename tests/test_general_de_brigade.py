@@ -296,3 +296,12 @@ def test_a_comma_list_for_a_choice_is_told_to_repeat_the_flag(capsys):
                          "--choice", "charger_result=Pass,Halt", "--choice", "defender_result=Waver")
     assert code == 1 and "E611" in err and "Traceback" not in err
     assert "--choice charger_result=Pass --choice charger_result=Halt" in err, err
+
+
+def test_run_in_russian_writes_none_in_russian(capsys):
+    code, out, err = run(capsys, *RUN, "--roll", "d6=4", "--choice", "reaction=Stand",
+                         "--choice", "charger_result=Pass", "--choice", "defender_result=Waver",
+                         "--lang", "ru")
+    assert code == 0, err
+    assert "fr_18e.charging: не задано → tomsk" in out, out
+    assert ": none →" not in out

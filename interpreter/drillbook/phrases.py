@@ -89,6 +89,7 @@ PHRASES = {
     "no_change": {"en": "no change", "ru": "без изменений", "de": "keine Änderung"},
     "procedure": {"en": "Procedure: {q}", "ru": "Процедура: {q}", "de": "Ablauf: {q}"},
     "none_dice": {"en": "none", "ru": "нет", "de": "keine"},
+    "none": {"en": "none", "ru": "не задано", "de": "nicht gesetzt"},
     "yes": {"en": "yes", "ru": "да", "de": "ja"},
     "as_above": {"en": "(as above)", "ru": "(см. выше)", "de": "(wie oben)"},
     "as_above_many": {"en": "{n} steps as above: {names}", "ru": "{n} шагов, как выше: {names}",

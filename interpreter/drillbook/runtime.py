@@ -605,6 +605,9 @@ class Ctx:
 def show(v, lang: str | None = None) -> str:
     """A value as a rules author would write it."""
     if v is None:
+        if lang:
+            from .phrases import say
+            return say(lang, "none")
         return "none"
     if v is True or v is False:
         from .phrases import say
