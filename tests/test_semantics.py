@@ -474,6 +474,9 @@ section 7 "Checks"
   check table_check(u: Unit) = roll d10 within needs(u.arm)
   check volley = roll 2 d6 at least 10
   check clamp(u: Unit) = roll d6 + u.mod clamped at least 7
+  check low_good(u: Unit) = roll d10 + u.mod clamped within 0..4
+  check high_good(u: Unit) = roll d10 + u.mod clamped within 5..9
+  check middle(u: Unit) = roll d10 + u.mod clamped within 3..6
 """
 CHECK_STATE = """
 Unit:
@@ -504,6 +507,25 @@ def test_check_margins(book, op, face):
     assert got == f"[{m if ok else 0}, {0 if ok else m}, {face}, {face}]"
     passed = answer(book, rb, f"{op}(f).passed", "--roll", f"d10={face}", state=CHECK_STATE)
     assert passed == ("yes" if ok else "no")
+
+
+@pytest.mark.parametrize("check, face, shown", [
+    ("low_good", 0, "passed by 4"), ("low_good", 1, "passed by 3"), ("low_good", 4, "passed"),
+    ("low_good", 5, "failed by 1"), ("high_good", 9, "passed by 4"), ("high_good", 6, "passed by 1"),
+    ("high_good", 4, "failed by 1"), ("middle", 4, "passed by 1"), ("middle", 6, "passed")])
+def test_a_clamped_within_counts_only_the_ends_the_total_can_pass(book, check, face, shown):
+    """0..4 on a d10 clamped to 0..9: the total never passes 0, so a 1 is 3 inside (to 4),
+    not 1 (M&P questioner Q37); both ends count where both can be passed."""
+    rb = book.write("rb.drill", CHECKS)
+    for generated in ("", "--no-cache"):
+        args = ["--roll", f"d10={face}"] + ([generated] if generated else [])
+        assert answer(book, rb, f"{check}(f)", *args, state=CHECK_STATE) == shown
+    book.write("state.yaml", CHECK_STATE, header=False)
+    traced = book.run("explain", rb, f"{check}(f)", "--roll", f"d10={face}", "--state", "state.yaml")
+    assert traced.rc == 0, traced.err
+    ruling = traced.out.splitlines()[1]
+    by = shown.split(" by ")[1] if " by " in shown else None
+    assert (f"by {by} " in ruling) if by else (" by " not in ruling), ruling
 
 
 def test_check_modifier_is_added_to_the_roll(book):

@@ -598,6 +598,7 @@ class Program:
         op, name, clamped, loc = c.op, c.name, c.clamped, c.dice.loc
         pad = self._padding(name, c.params)
         die_name, lowest, highest = die.name, count * low, count * high
+        reach = (lowest, highest) if clamped else None
 
         def fast(ctx, args):
             if ctx.trace is not None:
@@ -616,7 +617,7 @@ class Program:
             total = natural + mod
             if clamped:
                 total = lowest if total < lowest else highest if total > highest else total
-            return _judge(name, natural, mod, total, op, goal)
+            return _judge(name, natural, mod, total, op, goal, reach)
 
         step, rolled = self.step(name, "check"), self.step(die_name, "roll")
 
@@ -641,7 +642,7 @@ class Program:
                 total = natural + mod
                 if clamped:
                     total = max(lowest, min(highest, total))
-                result = _judge(name, natural, mod, total, op, goal)
+                result = _judge(name, natural, mod, total, op, goal, reach)
             if log is not None:
                 log.append((END, result))
             return result
@@ -703,7 +704,10 @@ def _once_per_question(name, fn, dice_free=False, recorded=None, untraced=None):
     return once
 
 
-def _judge(name, natural, mod, total, op, goal):
+def _judge(name, natural, mod, total, op, goal, reach=None):
+    """The result of a check; ``reach`` is (lowest, highest) when the total is clamped to
+    them: then an end of a ``within`` range that the total cannot pass is not counted in
+    how far inside it passed (``clamped within 0-4`` with a 1 passes by 3, not 1)."""
     if op == "at_most":
         ok = total <= goal
         margin = goal - total if ok else total - goal
@@ -712,7 +716,11 @@ def _judge(name, natural, mod, total, op, goal):
         margin = total - goal if ok else goal - total
     else:
         ok = goal.low <= total <= goal.high
-        margin = min(total - goal.low, goal.high - total) if ok else (
+        low_open = reach is not None and goal.low <= reach[0]       # cannot be passed
+        high_open = reach is not None and goal.high >= reach[1]
+        margin = (goal.high - total if low_open and not high_open else
+                  total - goal.low if high_open and not low_open else
+                  min(total - goal.low, goal.high - total)) if ok else (
             total - goal.high if total > goal.high else goal.low - total)
     return CheckResult(name, natural, mod, total, op, goal, ok, margin)
 

@@ -513,9 +513,13 @@ def judging(c: A.CheckDecl, lowest: int, highest: int) -> list:
         return lines + ["    ok = total <= goal", "    margin = goal - total if ok else total - goal"]
     if c.op == "at_least":
         return lines + ["    ok = total >= goal", "    margin = total - goal if ok else goal - total"]
+    inside = "min(total - lo, hi - total)"
+    if c.clamped:           # an end the clamped total cannot pass is not counted (_judge)
+        inside = (f"(hi - total if lo <= ({lo}) and hi < ({hi}) else total - lo "
+                  f"if hi >= ({hi}) and lo > ({lo}) else {inside})")
     return lines + ["    lo, hi = goal.low, goal.high",
                     "    ok = lo <= total <= hi",
-                    "    margin = (min(total - lo, hi - total) if ok else "
+                    f"    margin = ({inside} if ok else "
                     "total - hi if total > hi else lo - total)"]
 
 
