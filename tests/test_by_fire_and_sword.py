@@ -353,3 +353,27 @@ def test_the_same_charge_written_against_the_infantry_is_the_same_fight(capsys):
             answers.setdefault(q, []).append(out.strip())
     assert all(a == b for a, b in answers.values()), answers
     assert answers["cavalry_attack_case({})"][0] == "CaseCrewedWagonWithInfantry"
+
+
+# ------------------------------------------------------------------ states that contradict the rules
+def test_a_state_that_contradicts_a_list_for_every_state_is_warned_of_and_still_answered(capsys, tmp_path):
+    text = (BFS / "states" / "cavalry-attack.yaml").read_text(encoding="utf-8")
+    line = "tabor: {at: [0, 20], army: cossacks, type: Wagons, wagon_train: true, prepared: true, morale: 5, order: Defense}"
+    assert line in text
+    state = tmp_path / "disorganized.yaml"
+    state.write_text(text.replace(line, line[:-1] + ", level: Disorganized}"), encoding="utf-8")
+    code, out, err = run(capsys, "ask", BFS, "combat_outcome(charge)", "--state", state)
+    assert code == 0 and out.strip() == "DefenderWins", (out, err)
+    row = text.splitlines().index("  " + line) + 1
+    assert f"disorganized.yaml:{row}:3: warning[W702]: tabor (Unit) does not agree with §7.11" in err, err
+    assert "(consistent_unit.never_disorganized_or_fleeing)" in err and "^^^^^" in err
+    code, out, err = run(capsys, "ask", FIRST_ANSWER, "combat_outcome(charge)", "--state", state)
+    assert code == 0 and "W702" not in err, err          # the first answer allows it
+
+
+def test_the_bundled_states_agree_with_their_rulebooks(capsys):
+    root = BFS.parent
+    for book in sorted(p for p in root.iterdir() if (p / "states").is_dir()):
+        for state in sorted((book / "states").glob("*.yaml")):
+            code, out, err = run(capsys, "ask", book, "1", "--state", state)
+            assert code == 0 and "warning" not in err, (state, err)

@@ -481,6 +481,7 @@ class CheckDecl(Decl):
 class RequirementsDecl(Decl):
     params: list | None
     label: Label
+    every_state: bool = False      # checked on every thing of a state file read (W702)
 
 
 @node

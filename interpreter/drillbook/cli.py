@@ -478,6 +478,9 @@ def _question_inputs(args, argv):
     for value in args.option:
         options = rb.options([value], _where(argv, value), options)
     args.chosen = _choices(args.choice, argv)
+    if args.state is not None:
+        for w in rb.state_problems(state, options):     # the state contradicts the rules
+            print(w.render(), file=sys.stderr)
     return rb, state, rolls, options
 
 

@@ -172,6 +172,7 @@ def question_json(model, d, reach=None) -> dict:
                              "at": f"{m.loc.path}:{m.loc.line}", "notes": _notes(m)}
                             for m in d.items]
     if isinstance(d, A.RequirementsDecl):
+        out["every_state"] = d.every_state
         out["requirements"] = [{"name": r.name, "label": r.label.text,
                                 "labels": _labels(r.label), "section": _section(r),
                                 "at": _where(r), "notes": _notes(r)}
@@ -376,6 +377,8 @@ def render_one(item: dict, lang=None) -> str:
     for m in item.get("modifiers", []):
         cond = f" when {m['when']}" if m["when"] else ""
         lines.append(f"  {m['name']}: {m['value']}{cond}  \"{_lab(m, lang)}\"")
+    if item.get("every_state"):
+        lines.append("  " + say(lang, "d_every_state"))
     for r in item.get("requirements", []):
         lines.append(f"  require {r['name']}  \"{_lab(r, lang)}\"  ({_sec(r, lang)})")
     for n, s in enumerate(item.get("steps", []), 1):

@@ -18,7 +18,7 @@ from .compile import compile_model
 from .errors import Diagnostic, DrillError, Loc, did_you_mean, fail, no_such_face, source_line
 from .limits import MAX_ODDS_WORK, MAX_WORK, Budget
 from .loader import load
-from .runtime import (CheckResult, Ctx, Dice, Effect, ReusedDice, State,
+from .runtime import (CheckResult, Ctx, Dice, Effect, NeedChoice, NeedRoll, ReusedDice, State,
                       show, show_effects, too_many_outcomes)
 from .steps import Logged
 
@@ -92,6 +92,32 @@ class Rulebook:
     def state(self, path: str | None, where: Loc | None = None) -> State:
         from .state import load_state         # YAML only for commands that read a state
         return load_state(self.program, path, where)
+
+    def state_problems(self, state: State, options=frozenset()) -> list[Diagnostic]:
+        """W702 for each requirement of a list declared ``for every state`` that a thing of
+        ``state`` breaks, located at the thing in its state file: the state contradicts the
+        rules (a Wagon Train given as Disorganized). The answers still read it as given."""
+        out = []
+        for name, lst in self.model.of_kind(A.RequirementsDecl).items():
+            if not lst.every_state:
+                continue
+            type_name = lst.params[0].type.name
+            fn = self.program.callables[name]
+            for ent in state.of_type(type_name):
+                try:
+                    verdict = fn(Ctx(state, Dice(), options), [ent])
+                except (DrillError, NeedRoll, NeedChoice):
+                    continue                # a list that cannot judge this thing says nothing
+                for item in verdict.violated:
+                    sec = item.section
+                    cited = f"§{sec.number} {sec.label.text or ''}".strip() if sec else name
+                    out.append(Diagnostic(
+                        state.places.get(ent.id, Loc("<state>")), "W702",
+                        f"{ent.id} ({type_name}) does not agree with {cited}: "
+                        f"{item.label.text or item.name} ({name}.{item.name})",
+                        f"the answers read the state as given; drillbook explain RULEBOOK "
+                        f"'{name}({ent.id})' gives the ruling", severity="warning"))
+        return out
 
     def options(self, names, where: Loc | None = None, start=None) -> frozenset:
         """The options in force: the defaults (or ``start``), switched by NAME[=on|off]."""

@@ -141,6 +141,7 @@ class State:
     by_type: dict
     bounds: dict = field(default_factory=dict)     # (type, field) -> (low, high) or Facings
     indexes: dict = field(default_factory=dict, compare=False, repr=False)
+    places: dict = field(default_factory=dict, compare=False, repr=False)  # id -> Loc in its file
 
     def of_type(self, name: str) -> tuple:
         """The entities of a type in file order, as a tuple built once per state."""

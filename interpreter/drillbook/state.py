@@ -156,7 +156,8 @@ class StateReader:
             by_type.setdefault(tname, []).append(ident)
         if self.errors:
             raise DrillError(self.errors)
-        return State(entities, {k: tuple(v) for k, v in by_type.items()}, bounds_of(self.p))
+        return State(entities, {k: tuple(v) for k, v in by_type.items()}, bounds_of(self.p),
+                     places={i: _loc(self.path, inode) for i, (_, _, inode) in raw.items()})
 
     def fields(self, tname, ident, node, inode, raw) -> dict:
         decls = {f.name: f for f in self.m.decls[tname].fields}

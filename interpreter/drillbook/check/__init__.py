@@ -252,6 +252,12 @@ class Checker:
             if name not in m.items_of:
                 self.error(lst.loc, "E317", f"requirements '{name}' has no requirement",
                            f"add one: require some_name of {name} = condition")
+            params = lst.params or []
+            if lst.every_state and (len(params) != 1 or params[0].type.kind != "named"
+                                    or params[0].type.name not in m.record_types):
+                self.error(lst.loc, "E324", f"requirements '{name}' for every state must take "
+                           "one thing of the state, a record", f"requirements {name}(u: Unit) "
+                           "... for every state: each Unit of a state file is checked")
 
     def procedures(self):
         m = self.m

@@ -393,9 +393,13 @@ class Builder(Transformer_NonRecursive):
 
     # ------------------------------------------------------------ requirements & procedures
     @v_args(meta=True, inline=True)
-    def requirements(self, meta, name, params, label, annotations):
-        d = A.RequirementsDecl(self.loc(meta), str(name), params, label or A.Label())
+    def requirements(self, meta, name, params, label, every_state, annotations):
+        d = A.RequirementsDecl(self.loc(meta), str(name), params, label or A.Label(),
+                               every_state is not None)
         return self._annotate(d, annotations)
+
+    def every_state(self, _children):
+        return True
 
     @v_args(meta=True)
     def require(self, meta, children):
