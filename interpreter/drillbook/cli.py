@@ -396,7 +396,6 @@ def cmd_check(args, argv) -> int:
 def _untranslated(m):
     """(loc, language, what, text) of each label with text but no translation into one of
     the header's languages after the first (examples are the authors', not the players')."""
-    from . import ast as A
     langs = list(m.languages)[1:]
     example_locs = {ex.loc for ex in m.examples}
     for loc, what, label in m.labels():

@@ -96,7 +96,8 @@ class Rulebook:
     def state_problems(self, state: State, options=frozenset()) -> list[Diagnostic]:
         """W702 for each requirement of a list declared ``for every state`` that a thing of
         ``state`` breaks, located at the thing in its state file: the state contradicts the
-        rules (a Wagon Train given as Disorganized). The answers still read it as given."""
+        rules (a level the rules never let that thing have). The answers still read it as
+        given."""
         out = []
         for name, lst in self.model.of_kind(A.RequirementsDecl).items():
             if not lst.every_state:

@@ -26,11 +26,13 @@ __all__ = ["DrillbookLexer", "KEYWORDS", "DECLARATIONS", "OPERATOR_WORDS", "CONS
 #: Every reserved word of grammar/drillbook.lark (the quoted alphabetic strings).
 KEYWORDS = frozenset("""
     add after and at axial board capped change check choose clamped columns combine default
-    define die doubt drop each edition else enum even example exception expect faces false for
+    define die doubt drop each edition else enum even every example exception expect faces
+    false for
     from gap given hex hexsides if in is languages least let list marker modifiers most none
     not note nothing numbered odd of option or rows
     procedure record remove replace require requirements roll rulebook scale section set
-    source step stop switch table then to true use variant vertices when where with within
+    source state step stop switch table then to true use variant vertices when where with
+    within
 """.split())
 
 #: Words that open a declaration (Keyword.Declaration).

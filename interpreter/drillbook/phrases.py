@@ -234,9 +234,13 @@ PHRASES = {
     "diff_after": {"en": "now:", "ru": "стало:", "de": "jetzt:"},
     "d_param": {"en": "argument {name}: {type}", "ru": "аргумент {name}: {type}",
                 "de": "Argument {name}: {type}"},
-    "d_every_state": {"en": "checked on every thing of each state file read: a thing that breaks a requirement is warned of (W702)",
-                      "ru": "проверяется для каждого объекта читаемого файла состояния: нарушение — предупреждение (W702)",
-                      "de": "wird für jedes Ding jeder gelesenen Zustandsdatei geprüft: ein Verstoß ist eine Warnung (W702)"},
+    "d_every_state": {
+        "en": "checked on every thing of each state file read: a thing that breaks a "
+              "requirement is warned of (W702)",
+        "ru": "проверяется для каждого объекта читаемого файла состояния: нарушение — "
+              "предупреждение (W702)",
+        "de": "wird für jedes Ding jeder gelesenen Zustandsdatei geprüft: ein Verstoß ist "
+              "eine Warnung (W702)"},
     "d_consults": {"en": "consults {v}", "ru": "обращается к {v}", "de": "zieht heran: {v}"},
     "d_exception": {"en": "exception {name} ({s}, {at})", "ru": "исключение {name} ({s}, {at})",
                     "de": "Ausnahme {name} ({s}, {at})"},

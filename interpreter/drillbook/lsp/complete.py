@@ -38,6 +38,8 @@ KEYWORDS = {
     "check": "a die-roll check", "clamped": "clamp the modified roll", "at": "at most / at least",
     "most": "at most", "least": "at least", "within": "within a range",
     "requirements": "a list of requirements", "require": "one requirement",
+    "every": "for every state: a list checked on every state file read",
+    "state": "for every state: a list checked on every state file read",
     "procedure": "a sequence of steps", "step": "a step", "stop": "a step that stops",
     "example": "an executable example", "given": "an example's entity",
     "expect": "an example's expectation", "source": "where a value comes from",
