@@ -223,6 +223,9 @@ def test_diff_of_the_first_answer_drops_the_wagon_exception(capsys):
     order = next(o for o in d["odds"] if o["question"] == "order_after_morale_test(tabor)")
     assert order["before"] == {"OrderKept": "1/1"}
     assert order["after"] == {"OrderKept": "1/2", "OrderLost": "1/2"}
+    assert any(x.startswith("7.11 the forum's question: failed by 5") for x in order["also"]), order
+    code, out, err = run(capsys, "diff", BFS, FIRST_ANSWER)
+    assert "      the same in example \"7.11 the forum's question: failed by 5" in out, out
 
 
 def test_diff_of_two_variants_names_both_in_the_order_applied(capsys):

@@ -1078,3 +1078,23 @@ def test_a_second_search_asking_the_same_rules_again_is_one_line_in_the_ruling(b
     assert sum("the unit is not tired (u = " in l and "(§3.4" in l for l in lines) == 6
     assert "(as above)" not in res.out
     assert any(l.strip() == "- 6 steps as above: the unit is not tired" for l in lines), res.out
+
+
+def test_an_unknown_name_where_a_level_is_expected_suggests_that_enum_s_levels(book):
+    rb = book.write("rb.drill", """
+section 1 "Orders"
+  enum Order
+    Move
+    Charge
+    Defense
+  enum Outcome
+    Attacker
+    AttackerWins
+  define may_take(o: Order) -> Bool = o != Defense
+""")
+    res = ask(book, rb, "may_take(Attack)")
+    assert_located(res, "E202", "unknown name 'Attack'", rc=1)
+    hint = [l for l in res.err.splitlines() if "hint:" in l][0]
+    assert "Order is one of: Move, Charge, Defense" in hint and "Attacker" not in hint, res.err
+    res = ask(book, rb, "may_take(Defence)")
+    assert "did you mean 'Defense'?" in res.err, res.err

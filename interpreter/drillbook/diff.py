@@ -26,7 +26,7 @@ def semantic_diff(variant) -> dict:
                 "at": f"{c.loc.path}:{c.loc.line}:{c.loc.col}", "before": c.before,
                 "after": c.after} for c in variant.model.patches]
     by_loc = {(e.loc.path, e.loc.line): e for e in variant.model.examples}
-    odds, examples, seen = [], [], set()
+    odds, examples, seen, shown_at = [], [], set(), {}
     for ex in base.model.examples:
         twin = by_loc.get((ex.loc.path, ex.loc.line))
         if twin is None:
@@ -47,10 +47,12 @@ def semantic_diff(variant) -> dict:
             before = _odds(base, ex, text)
             after = _odds(variant, twin, text)
             shown = (text, tuple(sorted(before.items())), tuple(sorted(after.items())))
-            if before != after and shown not in seen:
-                seen.add(shown)        # the same question with the same odds is shown once
-                odds.append({"question": text, "example": ex.name, "section": _sec(ex),
-                             "before": _fmt(before), "after": _fmt(after)})
+            if before != after and shown in shown_at:     # the same question, the same odds:
+                shown_at[shown].setdefault("also", []).append(ex.name)   # shown once
+            elif before != after:
+                shown_at[shown] = {"question": text, "example": ex.name, "section": _sec(ex),
+                                   "before": _fmt(before), "after": _fmt(after)}
+                odds.append(shown_at[shown])
     titles = getattr(variant.model, "variant_titles", None) or []
     return {"variant": variant.model.title.text,
             "variants": [label.text for _, label in titles] or [variant.model.title.text],
@@ -119,6 +121,8 @@ def render_text(d: dict, lang=None) -> str:
             b, a = o["before"].get(k, "0"), o["after"].get(k, "0")
             mark = "" if b == a else "   *"
             lines.append(f"      {k:<28} {b:>7} → {a:<7} ({_pct(b)} → {_pct(a)}){mark}")
+        for other in o.get("also", []):
+            lines.append(f"      the same in example \"{other}\"")
     if not d["odds"]:
         lines.append("  none")
     lines += ["", "Examples of the base rulebook whose result changes:"]

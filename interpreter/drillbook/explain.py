@@ -527,7 +527,8 @@ def _doubt_lines(answer, model, lang) -> list:
         lines += ["", say(lang, "doubts_head")]
         for d in doubts:
             where = f"§{d['section']}, " if d["section"] else ""
-            lines.append(f"  - {say(lang, 'kind_' + d['kind'])} ({where}{d['of']}): "
+            of = say(lang, "whole_section") if d["of"] == "whole section" else d["of"]
+            lines.append(f"  - {say(lang, 'kind_' + d['kind'])} ({where}{of}): "
                          f"{d['text']} ({d['at']})")
     return lines
 

@@ -117,6 +117,7 @@ PHRASES = {
     "doubts_head": {"en": "Doubts in the sources of this ruling:",
                     "ru": "Сомнения в источниках этого решения:",
                     "de": "Zweifel in den Quellen dieser Entscheidung:"},
+    "whole_section": {"en": "whole section", "ru": "весь раздел", "de": "ganzer Abschnitt"},
     "kind_doubt": {"en": "doubt", "ru": "сомнение", "de": "Zweifel"},
     "kind_gap": {"en": "gap", "ru": "пробел", "de": "Lücke"},
     "kind_conflict": {"en": "CONFLICT", "ru": "ПРОТИВОРЕЧИЕ", "de": "WIDERSPRUCH"},

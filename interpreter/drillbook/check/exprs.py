@@ -49,6 +49,7 @@ class Typer:
         self.rollers: set[str] = set()            # owners that read a die themselves
         self.searchers: set[str] = set()          # owners that search the state or a list
         self.effect_lists = 0                     # lists of effects typed so far
+        self.wanted: dict[int, Ty] = {}           # id of a Name -> the type expected there
 
     # ------------------------------------------------------------ reporting
     def error(self, loc, code, message, hint=None) -> Ty:
@@ -56,6 +57,8 @@ class Typer:
         return ANY
 
     def expect(self, e: A.Expr, scope: Scope, want: Ty, what: str) -> Ty:
+        if isinstance(e, A.Name):             # an unknown name suggests levels of that type
+            self.wanted[id(e)] = want
         got = self.expr(e, scope)
         if not assignable(got, want):
             self.error(e.loc, "E301", f"{what} must be {want}, but this is {got}")
@@ -124,6 +127,7 @@ class Typer:
         return RANGE
 
     def _Name(self, e, scope):
+        want = strip(self.wanted.pop(id(e), ANY))
         if e.name in scope.names:
             slot, ty = scope.names[e.name]
             e.ref = ("local", slot)
@@ -150,6 +154,12 @@ class Typer:
             return self.error(e.loc, "E304", f"'{e.name}' is {d.a_what}, not a value")
         known = list(scope.names) + list(self.model.members) + list(scope.entities) + [
             n for n, x in self.model.decls.items() if isinstance(x, (A.OptionDecl, A.Define))]
+        if want.kind == "enum":               # a level of the enum the place expects
+            levels = [m.name for m in self.model.decls[want.name].members]
+            hint = did_you_mean(e.name, levels) or (
+                f"{want.name} is one of: {', '.join(levels)}" if len(levels) <= 12 else None)
+            return self.error(e.loc, "E202", f"unknown name '{e.name}'",
+                              hint or did_you_mean(e.name, known))
         return self.error(e.loc, "E202", f"unknown name '{e.name}'", did_you_mean(e.name, known))
 
     def _called(self, scope, name):
