@@ -416,7 +416,8 @@ TOKENS = ["section", "define", "exception", "to", "when", "=", "==", "table", "c
           "or", "(", ")", "[", "]", ",", ".", "|", "—", "-", "+", "*", "d6", "Int", "Bool",
           "list of", "->", ":", "?", "1..6", "0", "7", "99999999999999999999999", "9" * 5000,
           '"', '"x"', "\\", "--", "for", "from", "sum", "the", "\t", "\f", "\v", "\x00", "\r",
-          "\x1b", "\u2028", "\x85", "\ufeff", "é", "漢", "NA", "Nope", "Int or Nope"]
+          "\x1b", "\u2028", "\x85", "\ufeff", "é", "漢", "NA", "Nope", "Int or Nope",
+          "for every state", "every", "state", "1..12?", "faces vertices"]
 CONTROL = ["\f", "\v", "\x00", "\r", "\x1b", "\x7f", "\u2028", "\u2029", "\x85", "\t", "\ufeff"]
 
 
