@@ -1098,3 +1098,39 @@ section 1 "Orders"
     assert "Order is one of: Move, Charge, Defense" in hint and "Attacker" not in hint, res.err
     res = ask(book, rb, "may_take(Defence)")
     assert "did you mean 'Defense'?" in res.err, res.err
+
+
+def test_a_requirement_whose_when_does_not_hold_does_not_apply_in_a_ruling(book):
+    rb = book.write("rb.drill", """
+section 6 "Charges"
+  enum Arm
+    Foot
+    Horse
+  record Unit
+    arm: Arm
+    tired: Bool = false
+  requirements may_charge(u: Unit) "may it charge?"
+  require fresh_horse of may_charge "tired horse cannot charge" when u.arm == Horse = not u.tired
+  require any of may_charge "a unit of the game" = true
+""")
+    book.write("state.yaml", "Unit:\n  f: {arm: Foot}\n  h: {arm: Horse}\n", header=False)
+    res = book.run("explain", rb, "may_charge(f)", "--state", "state.yaml")
+    assert res.rc == 0, res.err
+    assert "does not apply: §6 Charges: tired horse cannot charge" in res.out, res.out
+    assert "satisfied: §6 Charges: a unit of the game" in res.out
+    res = book.run("explain", rb, "may_charge(h)", "--state", "state.yaml")
+    assert "satisfied: §6 Charges: tired horse cannot charge" in res.out, res.out
+    res = book.run("explain", rb, "may_charge(f)", "--state", "state.yaml", "--json")
+    found = [r for r in _walk_json(json.loads(res.out)) if r.get("name") == "fresh_horse"]
+    assert found and found[0]["satisfied"] is True and found[0]["applies"] is False, res.out
+
+
+def _walk_json(node):
+    """Every dict inside a JSON answer, depth first."""
+    if isinstance(node, dict):
+        yield node
+        for v in node.values():
+            yield from _walk_json(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from _walk_json(v)

@@ -189,8 +189,10 @@ def _node(node: Trace, depth: int, lang) -> list:
         v = node.value
         verdict = say(lang, "allowed" if v is not None and v.allowed else "refused")
         out.append(f"{pad}- {label(node.decl, lang)} ({cite(node.decl, lang)}): {verdict}")
+        idle = _idle_items(node)
         for d, ok in node.detail.get("items", []):
-            mark = say(lang, "satisfied" if ok else "violated")
+            mark = say(lang, ("not_applicable" if id(d) in idle else "satisfied") if ok
+                       else "violated")
             out.append(f"{pad}    {mark}: {cite(d, lang)}: {label(d, lang)}")
         out += _kids(node.children, depth + 2, lang)
         return out
@@ -360,8 +362,10 @@ def trace_json(node: Trace) -> dict:
         out["modifiers"] = [{"name": i.name, "label": i.label.text, "applied": on,
                              "value": to_json(v)} for i, on, v in node.detail["items"]]
     if node.kind == "requirements":
+        idle = _idle_items(node)
         out["requirements"] = [{"name": d.name, "label": d.label.text, "satisfied": ok,
-                                "section": section_json(d)} for d, ok in node.detail["items"]]
+                                "applies": id(d) not in idle, "section": section_json(d)}
+                               for d, ok in node.detail["items"]]
     if node.kind == "step":
         out["log"] = [text for _, text in node.detail.get("log", [])]
         out["skipped"] = bool(node.detail.get("skipped"))
@@ -436,6 +440,13 @@ def _note_json(note, of: str, section) -> dict:
     return {"kind": kind, "text": note.text, "of": of,
             "section": None if section is None else section.number,
             "at": f"{note.loc.path}:{note.loc.line}"}
+
+
+def _idle_items(node) -> set:
+    """The ids of the requirements of a verdict's step met only because their own 'when'
+    does not hold (as worked out in this question's trace)."""
+    return {id(c.decl) for c in node.children
+            if getattr(c, "detail", None) and c.detail.get("inapplicable")}
 
 
 def doubts_of(trace: Trace, model=None) -> list:

@@ -70,6 +70,7 @@ PHRASES = {
     "allowed": {"en": "allowed", "ru": "разрешено", "de": "erlaubt"},
     "refused": {"en": "refused", "ru": "запрещено", "de": "verboten"},
     "satisfied": {"en": "satisfied", "ru": "выполнено", "de": "erfüllt"},
+    "not_applicable": {"en": "does not apply", "ru": "не применяется", "de": "gilt nicht"},
     "violated": {"en": "VIOLATED", "ru": "НАРУШЕНО", "de": "VERLETZT"},
     "step_by_step": {"en": "step by step:", "ru": "по шагам:", "de": "Schritt für Schritt:"},
     "is": {"en": "is {v}", "ru": "= {v}", "de": "ist {v}"},

@@ -277,6 +277,7 @@ class Program:
                 if isinstance(d, A.RequireDecl):   # a requirement that does not apply is met
                     if node is not None:
                         node.value = True
+                        node.detail["inapplicable"] = True      # explain says so
                     return True
                 given = ", ".join(f"{p} = {show(v)}" for p, v in zip(params, args))
                 when = getattr(d, "when", None)
