@@ -9,6 +9,7 @@ import json
 import re
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from drillbook.cli import main
@@ -372,6 +373,13 @@ def test_a_state_that_contradicts_a_list_for_every_state_is_warned_of_and_still_
     assert "(consistent_unit.never_disorganized_or_fleeing)" in err and "^^^^^" in err
     code, out, err = run(capsys, "ask", FIRST_ANSWER, "combat_outcome(charge)", "--state", state)
     assert code == 0 and "W702" not in err, err          # the first answer allows it
+    for command in ("ask", "explain", "odds"):           # --json carries them too
+        code, out, err = run(capsys, command, BFS, "combat_outcome(charge)", "--state", state, "--json")
+        data = json.loads(out)
+        assert [w["code"] for w in data["state_warnings"]] == ["W702"], data.get("state_warnings")
+        assert data["state_warnings"][0]["line"] == row
+        schema = json.loads((ROOT / "docs" / "schemas" / f"{command}.schema.json").read_text())
+        jsonschema.validate(data, schema)
 
 
 def test_the_bundled_states_agree_with_their_rulebooks(capsys):

@@ -218,6 +218,8 @@ def _errors(text: str) -> None:
 def _json(data: dict) -> None:
     """Every JSON output: its schema version first (schemas in docs/schemas/)."""
     from .schema import SCHEMA_VERSION
+    if _STATE_WARNINGS:              # a state file that contradicts the rules (W702)
+        data = {**data, "state_warnings": [w.as_json() for w in _STATE_WARNINGS]}
     print(json.dumps({"schema_version": SCHEMA_VERSION, **data}, ensure_ascii=False, indent=2))
 
 
@@ -231,6 +233,7 @@ def main(argv: list[str] | None = None) -> int:
 def _main(argv: list[str], argv_given) -> int:
     _COLOUR["flag"] = "auto"
     _STDIN.clear()
+    _STATE_WARNINGS.clear()
     try:
         args, extra = build_parser().parse_known_args(argv)
         if extra and getattr(args, "name", "") is None and len(extra) == 1 \
@@ -283,6 +286,7 @@ def _main(argv: list[str], argv_given) -> int:
 STDIN = "-"
 STDIN_PATH = "<stdin>"
 _STDIN: dict = {}
+_STATE_WARNINGS: list = []      # W702 of the state file read by this command (its --json holds them)
 
 
 def _stdin(argv, what: str) -> str:
@@ -480,6 +484,7 @@ def _question_inputs(args, argv):
     if args.state is not None:
         for w in rb.state_problems(state, options):     # the state contradicts the rules
             print(w.render(), file=sys.stderr)
+            _STATE_WARNINGS.append(w)
     return rb, state, rolls, options
 
 
