@@ -99,13 +99,14 @@ def test_run_with_given_dice_prints_the_log_step_by_step(capsys):
                 "3. stop: 6.5 (1)-(2), every charge is declared before any is resolved",
                 "4. stop if the charge may not be declared",
                 "5. (3) 6.1.9", "6. (3) the charged unit chooses its reaction",
-                "7. step 1: the chargers move half", "8. step 2: the defenders fire",
-                "9. step 3: other units fire", "10. step 4: the chargers test their morale",
-                "11. step 4: the result of the chargers' test",
-                "12. 6.1.8", "13. stop if the chargers failed",
-                "14. step 5: the defenders or counter-chargers test",
-                "15. step 5: the result of the defenders' test",
-                "16. the chargers close to contact"]
+                "7. a counter-charge chosen at (3) lapses",
+                "8. step 1: the chargers move half", "9. step 2: the defenders fire",
+                "10. step 3: other units fire", "11. step 4: the chargers test their morale",
+                "12. step 4: the result of the chargers' test",
+                "13. 6.1.8", "14. stop if the chargers failed",
+                "15. step 5: the defenders or counter-chargers test",
+                "16. step 5: the result of the defenders' test",
+                "17. the chargers close to contact"]
     assert len(steps) == len(expected)
     for got, want in zip(steps, expected):
         assert got.startswith(want), (got, want)
