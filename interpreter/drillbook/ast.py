@@ -731,6 +731,14 @@ def optional_type(t: TypeRef) -> bool:
     return t.kind in ("optional", "optional range", "optional union")
 
 
+def literal_int(e) -> int | None:
+    """The number an expression writes directly (``13``, ``-3``), or None."""
+    sign = 1
+    while isinstance(e, Unary) and e.op in ("+", "-"):
+        sign, e = (-sign if e.op == "-" else sign), e.operand
+    return sign * e.value if isinstance(e, IntLit) and not isinstance(e.value, bool) else None
+
+
 def number_range(t: TypeRef) -> tuple[int, int] | None:
     """The bounds of a declared range of numbers (`1..40`, `1..40?`), or None."""
     return (t.low, t.high) if t.kind in ("range", "optional range") else None

@@ -76,9 +76,8 @@ def _default(e):
         return e.value
     if isinstance(e, A.NoneLit):
         return None
-    if isinstance(e, A.Unary) and e.op == "-" and isinstance(e.operand, A.IntLit):
-        return -e.operand.value
-    return A.to_source(e)
+    n = A.literal_int(e)
+    return n if n is not None else A.to_source(e)
 
 
 def _required(f: A.FieldDecl) -> bool:

@@ -345,10 +345,10 @@ def check_givens(checker, givens) -> dict:
                                   f"and {g.name} is one of them while it is being given",
                                   "give the number directly")
             lim = field_bound(board, decls[fname], types[fname])
-            problem = lim is not None and isinstance(expr, A.IntLit) and \
-                bound_problem(lim, expr.value)
+            n = A.literal_int(expr)
+            problem = lim is not None and n is not None and bound_problem(lim, n)
             if problem:
-                checker.error(expr.loc, "E708", f"{g.name}.{fname} is {expr.value}, {problem}")
+                checker.error(expr.loc, "E708", f"{g.name}.{fname} is {n}, {problem}")
         for fname, f in decls.items():
             if fname not in seen and f.default is None and types[fname].kind not in ("opt", "list"):
                 checker.error(g.loc, "E706", f"{g.name} ({g.type_name}) has no value for "

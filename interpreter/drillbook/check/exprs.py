@@ -193,10 +193,10 @@ class Typer:
     def _bounded(self, arg, p, ty, name):
         """A number written directly for a parameter with a range (``b: 1..12``), or on a
         board for a Facing or Direction, must be one it may hold (E708), as in a state file."""
-        n = _literal_int(arg)
+        n = A.literal_int(arg)
         if n is None:
             return
-        decl = board_of(self.model)
+        decl = board_of(self.model) if strip(ty).kind == "facing" else None
         lim = field_bound(decl and Board.declared(decl), p, ty)
         problem = lim is not None and bound_problem(lim, n)
         if problem:
@@ -598,10 +598,3 @@ class Typer:
 
 __all__ = ["Typer", "Scope", "RANGE", "TEXT"]
 
-
-def _literal_int(e) -> int | None:
-    """The number an expression writes directly (``13``, ``-3``), or None."""
-    sign = 1
-    while isinstance(e, A.Unary) and e.op in "+-":
-        sign, e = (-sign if e.op == "-" else sign), e.operand
-    return sign * e.value if isinstance(e, A.IntLit) and not isinstance(e.value, bool) else None
