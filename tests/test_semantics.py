@@ -975,6 +975,41 @@ section 1 "S"
     assert "outside 0..5" in res.out + res.err
 
 
+RANGED_ARGUMENT = """
+section 1 "S"
+  die d10 faces 1..10
+  record Unit
+    skill: Int = 5
+    bases: 1..12 = 2
+    spare: 0..20 = 0
+  check base_test(u: Unit, b: 1..12) = roll d10 at most u.skill + b
+  define of_bases(u: Unit) -> Check = base_test(u, u.bases)
+  define of_spare(u: Unit) -> Check = base_test(u, u.spare)
+  define of_sum(u: Unit) -> Check = base_test(u, u.bases + u.spare)
+"""
+
+
+@pytest.mark.parametrize("question, stops", [
+    ("of_bases(u)", False),        # the field's own range lies within the parameter's
+    ("of_spare(u)", True),         # 0 is a Spare the parameter cannot take
+    ("of_sum(u)", True),           # 2 + 11
+    ("base_test(u, u.spare + 3)", False),
+])
+def test_a_computed_argument_outside_its_parameter_range_stops(book, question, stops):
+    rb = book.write("rb.drill", RANGED_ARGUMENT)
+    book.write("state.yaml", "Unit:\n  u: {bases: 2, spare: " +
+               ("11" if "sum" in question else "0") + "}\n", header=False)
+    res = book.run("ask", rb, question, "--state", "state.yaml", "--roll", "d10=1")
+    assert_no_traceback(res)
+    if not stops:
+        assert res.rc == 0, res.err
+        return
+    worked = "13" if "sum" in question else "0"
+    d = assert_located(res, "E619", f"argument 'b' of base_test is worked out as {worked}, "
+                       "outside 1..12", rc=1, path="rb.drill")
+    assert d.line == (12 if "sum" in question else 11)
+
+
 @pytest.mark.parametrize("body, words", [
     ("  record Unit\n    x: Int\n  define t -> Int = Unit\n", "'Unit' is a record"),
     ("  enum Arm\n    Foot\n  define a -> Int = 1\n  exception e to Arm when true = 2\n",

@@ -14,7 +14,7 @@ import types
 
 from .. import ast as A
 from ..check.geometry import SIGNATURES
-from ..check.types import strip
+from ..check.types import FACING, bound_problem, field_bound, strip
 from ..errors import a_or_an, fail
 from ..geometry import MAX_RING, Hex, bearing
 from ..limits import MAX_INT, MAX_RANGE, check_span, too_big
@@ -107,6 +107,16 @@ def _bind(s, slot, value):
 def _req(value, loc, what):
     if value is None:
         _none(loc, what)
+    return value
+
+
+def _within(value, bound, loc, what):
+    """A number worked out for a parameter with a range or facings: one it may hold (E619)."""
+    if type(value) is int:
+        problem = bound_problem(bound, value)
+        if problem:
+            fail(loc, "E619", f"{what} is worked out as {value}, {problem}",
+                 "keep it in range with max and min, or check it first with 'when'")
     return value
 
 
@@ -510,10 +520,33 @@ class _Gen:
             p = params[i] if i < len(params) else None
             if (p is not None and not A.optional_type(p.type) and a.type is not None
                     and a.type.kind in ("opt", "none")):
-                out.append(self.val(a, f"argument '{p.name}' of {e.ref[1]}"))
+                code = self.val(a, f"argument '{p.name}' of {e.ref[1]}")
             else:
-                out.append(self.gen(a))
+                code = self.gen(a)
+            bound = p is not None and self._bound_to_keep(a, p)
+            if bound:
+                code = (f"_within({code}, {self.k(bound)}, {self.k(a.loc)}, "
+                        f"{self.k(f'argument {p.name!r} of {e.ref[1]}')})")
+            out.append(code)
         return out
+
+    def _bound_to_keep(self, a, p):
+        """The range or facings a computed argument must be checked against when it is
+        worked out, or None: none for a parameter without one, for a number written
+        directly (the checker saw it, E708), or for a field whose declared range lies
+        within the parameter's."""
+        facing = p.type.kind == "named" and p.type.name in ("Facing", "Direction")
+        bound = field_bound(self.p.board if facing else None, p, FACING if facing else None)
+        if bound is None or A.literal_int(a) is not None:
+            return None
+        if isinstance(bound, tuple) and isinstance(a, A.FieldOf) and a.ref \
+                and a.ref[0] == "record":
+            decl = self.p.model.decls.get(a.ref[1])
+            held = next((A.number_range(f.type) for f in getattr(decl, "fields", ())
+                         if f.name == a.name), None)
+            if held is not None and bound[0] <= held[0] and held[1] <= bound[1]:
+                return None
+        return bound
 
     def _query(self, q: A.Query):
         return (f"for _e in {self._query_source(q)} "
