@@ -449,3 +449,13 @@ def test_check_untranslated_lists_each_label_without_a_declared_language():
     assert res.rc == 0, res.err
     for line in res.out.splitlines()[1:]:          # every line located, naming what it is
         assert re.match(r'rulebooks/musket-and-pike/\w+\.drill:\d+:\d+: untranslated \(ru\): \S+ ".+"$', line), line
+
+
+def test_every_error_and_warning_code_the_package_gives_is_in_the_reference_table():
+    given = set()
+    for path in (ROOT / "interpreter" / "drillbook").rglob("*.py"):
+        given |= set(re.findall(r'"([EW]\d{3})"', path.read_text(encoding="utf-8")))
+    doc = (ROOT / "docs" / "language.md").read_text(encoding="utf-8")
+    table = set(re.findall(r"^\| ([EW]\d{3}) \|", doc, re.M))
+    assert len(given) > 80
+    assert given - table == set(), "codes given but not in docs/language.md's table"
