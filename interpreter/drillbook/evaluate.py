@@ -171,25 +171,17 @@ class Rulebook:
         fn, t, size, expr = self.question(text, state)
         dice = Dice(rolls, seed=seed, chosen=choices)
         ctx = Ctx(state, dice, options, trace)
-        value = fn(ctx, [None] * size)
+        if t.kind == "effects" and isinstance(expr, A.After):
+            at, slots, rest = self.program.leading_after(expr, ctx, [None] * size)
+            value = self.program.compile_expr(rest)(at, slots)
+        else:
+            at, value = ctx, fn(ctx, [None] * size)
         ans = Answer(text, value, t, ctx.trace, dice.read, state, model=self.model)
         ans.unread = dice.unread()
         if t.kind == "effects":
-            ans.before = self._state_after(expr, state, size, rolls, seed, choices, options)
+            ans.before = at.state
             ans.new_state, ans.log = ans.before.apply(value)
         return ans
-
-    def _state_after(self, expr, state, size, rolls, seed, choices, options) -> State:
-        """The state a question's leading ``after EFFECTS:`` parts make, the one its own
-        effects are worked out on: their changes are shown from it, not from the state
-        asked. The dice are read again in the same order, so they fall the same way."""
-        dice = Dice(rolls, seed=seed, chosen=choices)
-        while isinstance(expr, A.After):
-            effects = self.program.compile_expr(expr.effects)(Ctx(state, dice, options, False),
-                                                              [None] * size)
-            state, _ = state.apply(effects)
-            expr = expr.then
-        return state
 
     def evaluator(self, name: str, options=frozenset(), trace: bool = False):
         """A lean question API: ``evaluate(state, args, rolls=None)`` calls the rule, check,

@@ -15,7 +15,7 @@ from ..steps import ABOVE, END, LEAF, Logged, Step, Trace
 from ..check.geometry import board_of
 from ..geometry import Board
 from . import inline, record
-from .codegen import ExprCompiler
+from .codegen import ExprCompiler, moved_on
 from .leaves import SmallRules
 
 _EMPTY = object()        # "this rule or exception does not apply"
@@ -198,6 +198,16 @@ class Program:
 
     def compile_expr(self, e: A.Expr):
         return self.exprs.expr(e)
+
+    def leading_after(self, e: A.Expr, ctx, slots):
+        """A question's leading ``after EFFECTS:`` parts worked out once, on ``ctx``: the
+        context and slots of the state they leave, and the rest of the question to work
+        out there (its changes are shown from that state, not from the one asked)."""
+        while isinstance(e, A.After):
+            effects = self.compile_expr(e.effects)(ctx, slots)
+            ctx, slots = moved_on(ctx, slots, effects)
+            e = e.then
+        return ctx, slots, e
 
     def step(self, name, kind: str = "rule") -> Step:
         """What the trace's compact records of a plain rule, a list of modifiers, a table or

@@ -178,6 +178,9 @@ def _back(ctx, sub):
         ctx.log.append((SCOPE, ctx, sub))
 
 
+moved_on = _moved_on        # for a question's own leading after parts (Program.leading_after)
+
+
 def _after(ctx, s, effects, then):
     sub, fresh = _moved_on(ctx, s, effects)
     try:
