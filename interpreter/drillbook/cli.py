@@ -587,7 +587,7 @@ def cmd_odds(args, argv) -> int:
     rows = sorted(dist.items(), key=lambda kv: (kv[0][0], -kv[1], kv[0][1]))
     if args.json:
         _json({"question": args.question, "type": str(t), "outcomes": [
-            {"choices": made, "outcome": k, "fraction": f"{p.numerator}/{p.denominator}",
+            {"choices": str(made), "outcome": k, "fraction": f"{p.numerator}/{p.denominator}",
              "percent": round(float(p) * 100, 4)} for (made, k), p in rows]})
         return 0
     shown = {k: outcome_label(rb.model, k, args.lang) for (_, k), _ in rows}
@@ -608,27 +608,27 @@ def _same_odds_together(rows) -> list:
     """The outcomes grouped by the players' choices made (``a = x, b = y``), the groups
     that differ in one choice only and give the same odds written as one:
     ``a = x, b = y or z``.  A choice that changes nothing then shows as such."""
+    from .evaluate import Made
     groups: dict = {}
     for (made, k), p in rows:
         groups.setdefault(made, []).append((k, p))
-    parts = {m: [tuple(c.split(" = ", 1)) for c in m.split(", ")] if m else [] for m in groups}
-    merged = [(parts[m], tuple(o)) for m, o in groups.items()]
-    for i in range(max((len(p) for p, _ in merged), default=0)):
+    merged = [(list(made), tuple(o)) for made, o in groups.items()]
+    for i in range(max((len(m) for m, _ in merged), default=0)):
         buckets: dict = {}
-        for choices, odds in merged:
-            if len(choices) <= i or any(len(c) != 2 for c in choices):
-                buckets[(id(choices),)] = [(choices, odds)]
+        for made, odds in merged:
+            if len(made) <= i:
+                buckets[(id(made),)] = [(made, odds)]
                 continue
-            key = (odds, tuple(c[0] for c in choices), tuple(choices[:i] + choices[i + 1:]))
-            buckets.setdefault(key, []).append((choices, odds))
+            key = (odds, tuple(c for c, _ in made), tuple(made[:i] + made[i + 1:]))
+            buckets.setdefault(key, []).append((made, odds))
         merged = []
         for same in buckets.values():
-            choices, odds = same[0]
+            made, odds = same[0]
             if len(same) > 1:
-                values = " or ".join(c[i][1] for c, _ in same)
-                choices = choices[:i] + [(choices[i][0], values)] + choices[i + 1:]
-            merged.append((choices, odds))
-    return [(", ".join(" = ".join(c) for c in choices), list(odds)) for choices, odds in merged]
+                options = " or ".join(m[i][1] for m, _ in same)
+                made = made[:i] + [(made[i][0], options)] + made[i + 1:]
+            merged.append((made, odds))
+    return [(str(Made(made)), list(odds)) for made, odds in merged]
 
 
 def cmd_render(args, argv) -> int:

@@ -11,7 +11,7 @@ from fractions import Fraction
 
 from . import ast as A
 from .errors import DrillError
-from .evaluate import enumerate_outcomes
+from .evaluate import Made, enumerate_outcomes
 from .limits import MAX_ODDS_WORK, Budget
 from .phrases import say
 from .runtime import Ctx
@@ -87,7 +87,7 @@ def _odds(rb, ex, text):
             lambda dice: fn(Ctx(state, dice, options, budget=budget), [None] * size),
             budget=budget)
     except DrillError as e:
-        return {("", "error: " + e.diagnostics[0].message): Fraction(1)}
+        return {(Made(), "error: " + e.diagnostics[0].message): Fraction(1)}
 
 
 def _fmt(dist):

@@ -367,9 +367,19 @@ def outcome_key(value, known: dict | None = None):
     return show(value)
 
 
+class Made(tuple):
+    """The players' choices an outcome of ``odds`` was reached by, in the order made: pairs
+    (choice, option as written), shown ``crew = c1, target = t2``; none made is empty."""
+    __slots__ = ()
+
+    def __str__(self) -> str:
+        return ", ".join(f"{c} = {k}" for c, k in self)
+
+
 def enumerate_outcomes(run, rolls=None, choices=None, budget=None) -> dict:
     """Run ``run(dice)`` over every face of every die it reads and every option of every
-    choice it asks for; return {(choices made, outcome): Fraction}.  Dice are weighed by
+    choice it asks for; return {(choices made, outcome): Fraction}, the choices made a
+    ``Made``.  Dice are weighed by
     chance; choices are not (each combination of choices gets its own distribution).
 
     Each outcome is one replay of the question along a path of faces and choices; the sum
@@ -425,7 +435,7 @@ def enumerate_outcomes(run, rolls=None, choices=None, budget=None) -> dict:
                 stack.append((start + (f,), n * k, whole, share))
             n *= sums[0][1]
         covered += share
-        made = ", ".join(f"{c} = {k}" for c, k in dice.made)
+        made = Made((c, str(k)) for c, k in dice.made)
         per = ways.setdefault((made, outcome_key(value, known)), {})
         per[whole] = per.get(whole, 0) + n
     dist = {}
@@ -458,4 +468,4 @@ def sum_distribution(low: int, high: int, count: int) -> tuple:
     return tuple((total, Fraction(n, whole)) for total, n in sums)
 
 
-__all__ = ["Rulebook", "Answer", "ExampleResult", "enumerate_outcomes", "ANY"]
+__all__ = ["Rulebook", "Answer", "ExampleResult", "Made", "enumerate_outcomes", "ANY"]
