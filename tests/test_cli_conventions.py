@@ -345,7 +345,8 @@ def test_ask_json_carries_the_doubts():
     data = json.loads(res.out)
     assert {(d["kind"], d["section"], d["of"]) for d in data["doubts"]} == {
         ("doubt", "5.7", "order_change_roll"), ("doubt", "5.7", "order_change"),
-        ("doubt", "5.7", "order_change_drm.commander_near_enemy")}
+        ("doubt", "5.7", "order_change_drm.commander_near_enemy"),
+        ("gap", "5.7", "order_change_drm.commander")}
     assert all(re.fullmatch(r".+orders\.drill:\d+", d["at"]) for d in data["doubts"])
     assert data["variant_changes"] == []
 

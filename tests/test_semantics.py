@@ -975,6 +975,49 @@ section 1 "S"
     assert "outside 0..5" in res.out + res.err
 
 
+ROW_NOTES = """
+section 2 "Fire"
+  enum Arm
+    Foot
+    Horse
+  enum Reach
+    Short
+    Long
+  table to_hit(a: Arm, d: Reach) -> Int "hits on"
+    | a \\ d | Short | Long |
+    | Foot  | 4     | 2    |
+      Long: doubt "torn in the scan: 2 or 3"
+    | Horse | 3     | 1    |
+      doubt "the whole Horse row is reconstructed"
+  record Shape
+    hi: Int
+    lo: Int
+  table shape(a: Arm) -> Shape "a chart"
+    | a     | hi | lo |
+    | Foot  | 5  | 1  |
+      lo: gap "lost"
+    | Horse | 6  | 2  |
+"""
+
+
+@pytest.mark.parametrize("question, shown, hidden", [
+    ("to_hit(Foot, Long)", ["torn in the scan"], ["Horse row"]),
+    ("to_hit(Foot, Short)", [], ["torn in the scan", "Horse row"]),
+    ("to_hit(Horse, Short)", ["Horse row"], ["torn in the scan"]),
+    ("shape(Foot).hi", ["lost"], []),                  # a chart's lookup reads its whole row
+    ("shape(Horse).hi", [], ["lost"]),
+])
+def test_a_ruling_lists_the_notes_of_the_row_and_cell_it_read(book, question, shown, hidden):
+    rb = book.write("rb.drill", ROW_NOTES)
+    res = book.run("explain", rb, question)
+    assert res.rc == 0, res.err
+    doubts = res.out.partition("Doubts in the sources")[2]
+    for text in shown:
+        assert text in doubts, res.out
+    for text in hidden:
+        assert text not in doubts, res.out
+
+
 RANGED_ARGUMENT = """
 section 1 "S"
   die d10 faces 1..10

@@ -473,8 +473,11 @@ def doubts_of(trace: Trace, model=None) -> list:
         elif what == "modifier":
             for note in thing.annotations or []:
                 add(note, f"{node.decl.name}.{thing.name}", sec)
-        elif what == "cell" and model is not None:
-            for mark in thing.markers:
+        elif what == "cell":
+            row = _row_of(node.decl, thing)
+            for note in _cell_notes(row, thing, "row" in node.detail):
+                add(note, f"{node.name} row {row.loc.line}", sec)
+            for mark in thing.markers if model is not None else ():
                 marker = model.marker_for(mark, sec.number if sec else None)
                 for note in (marker.annotations if marker is not None else []):
                     add(note, f"{node.name} cell {mark}", sec)
@@ -483,6 +486,23 @@ def doubts_of(trace: Trace, model=None) -> list:
             out.append({"kind": "conflict", "text": w.message, "of": w.code,
                         "section": None, "at": f"{w.loc.path}:{w.loc.line}"})
     return out
+
+
+def _row_of(table, cell):
+    """The row of a table's declaration that holds this cell (its key cell, for a chart
+    read row by row), or None."""
+    return next((row for row in getattr(table, "rows", None) or ()
+                 if any(c is cell for c in row.cells)), None)
+
+
+def _cell_notes(row, cell, whole_row: bool) -> list:
+    """The notes a lookup read: those under the cell's row, of the whole row, and those
+    naming the cell's column (for a chart, whose lookup reads the whole row, every
+    column's)."""
+    if row is None:
+        return list(cell.annotations)
+    cells = row.cells if whole_row else [cell]
+    return list(row.annotations) + [n for c in cells for n in c.annotations]
 
 
 def variant_changes(trace: Trace, model=None) -> list:

@@ -11,10 +11,11 @@ from .. import ast as A
 from ..errors import Diagnostic, DrillError, did_you_mean, no_such_face
 from ..limits import MAX_DEPTH, MAX_FACES
 from .effects import check_effect_lists
-from .exprs import Scope, Typer
+from .exprs import BOARD_TYPES, Scope, Typer
 from .model import Model, warn
 from .tables import TableChecker
-from .types import ANY, BOOL, CHECK, EFFECTS, INT, RANGE, VERDICT, Ty, assignable, strip
+from .types import (ANY, BOOL, BUILTIN_TYPES, CHECK, EFFECTS, INT, RANGE, VERDICT, Ty,
+                    assignable, strip)
 
 COMBINE = ("sum", "largest", "smallest")
 
@@ -121,6 +122,12 @@ class Checker:
         for name, (enum, _) in m.members.items():
             if name in m.decls:
                 self.error(m.decls[name].loc, "E205", f"'{name}' is also a level of {enum.name}")
+        for name, d in m.decls.items():     # Position, Facing, Direction may be a board's own
+            if name in BUILTIN_TYPES and name not in BOARD_TYPES:
+                self.error(d.loc, "E212", f"'{name}' is a type of the language; "
+                           f"{d.a_what} cannot take its name",
+                           f"rename it ({name}Band, {name}Kind...): a parameter or field typed "
+                           f"{name} means the language's {name}")
 
     def labels(self, label, loc, langs):
         if label is None or not langs:

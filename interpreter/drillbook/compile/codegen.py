@@ -306,6 +306,17 @@ def _marked(marks, key, column, mark):
     return mark in marks.get((key, column), ())
 
 
+def _marked_at(ctx, cells, step, marks, keys, column, mark):
+    """``marked`` as the general path works it out: traced, the cell it reads is recorded
+    as its table's lookup records it (a cell the table does not hold records nothing)."""
+    second = keys[1] if len(keys) > 1 else None
+    if ctx.log is not None:
+        hit = cells.get((keys[0], second))
+        if hit is not None:
+            ctx.log.append((step, keys, hit))
+    return mark in marks.get((keys[0], column if column is not None else second), ())
+
+
 def _deref(ctx, value):
     """A record field holds the id of an entity of the state, or (in a chart) the record."""
     if value is None or isinstance(value, Entity):
@@ -604,11 +615,10 @@ class _Gen:
         _, _, table, column, mark = e.ref
         what = e.args[0]
         call = what.subject if isinstance(what, A.FieldOf) else what
-        key0 = self.gen(call.args[0])
-        key1 = self.k(column) if column is not None else (
-            self.gen(call.args[1]) if len(call.args) > 1 else "None")
-        return (f"_marked({self.k(self.p.cell_marks_of(table))}, {key0}, {key1}, "
-                f"{self.k(mark)})")
+        keys = "".join(f"{k}, " for k in self._args(call))
+        return (f"_marked_at(ctx, {self.k(self.p.table_cells(table))}, "
+                f"{self.k(self.p.step(table, 'table'))}, {self.k(self.p.cell_marks_of(table))}, "
+                f"({keys}), {self.k(column)}, {self.k(mark)})")
 
     def _each(self, each: A.Each, number: bool = False) -> str:
         """``(element) for s[i] in source if cond``; with ``number``, an element that is none

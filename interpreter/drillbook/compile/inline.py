@@ -124,6 +124,17 @@ class Inliner(_Gen):
         finally:
             self.loops -= 1
 
+    def _builtin_marked(self, e):
+        """Untraced, ``marked`` reads the cell's markers only: one dictionary lookup."""
+        _, _, table, column, mark = e.ref
+        what = e.args[0]
+        call = what.subject if isinstance(what, A.FieldOf) else what
+        key0 = self.gen(call.args[0])
+        key1 = self.k(column) if column is not None else (
+            self.gen(call.args[1]) if len(call.args) > 1 else "None")
+        return (f"_marked({self.k(self.p.cell_marks_of(table))}, {key0}, {key1}, "
+                f"{self.k(mark)})")
+
     def _Call(self, e):
         if e.ref[0] == "builtin":
             return super()._Call(e)

@@ -20,6 +20,7 @@ from ..errors import Diagnostic, DrillError
 from ..runtime import CheckResult
 from ..steps import ABOVE, END
 from . import lower
+from .codegen import _Gen
 from .inline import (_STATE, _UNSET, MAX_DEPTH, Inliner, _build, _function, judging,
                      spend_one)
 
@@ -124,6 +125,29 @@ class Recorder(Inliner):
 
     def _column(self, e):           # a table's row is looked up by its call, recorded
         return None
+
+    def _builtin_marked(self, e):
+        """Traced, the cell ``marked`` asks about is recorded as its table's lookup is (the
+        row the chart prints, with its sources, doubts and gaps), then its markers are
+        read as the fast path reads them; a cell the table does not hold records
+        nothing, and is marked with nothing."""
+        if self.plain:                # no := in a comprehension's source: the general way
+            return _Gen._builtin_marked(self, e)
+        _, _, table, column, mark = e.ref
+        what = e.args[0]
+        call = what.subject if isinstance(what, A.FieldOf) else what
+        names, binds = zip(*map(self.hold, self._args(call)))
+        one = len(names) == 1
+        cells = self.p.table_column(table) if one else self.p.table_cells(table)
+        key = names[0] if one else f"({', '.join(names)},)"
+        t, step = self.tmp(), self.k(self.p.step(table, "table"))
+        recorded = (f"(({t} := {self.k(cells)}.get({key})) is not None "
+                    f"and _L(({step}, {_listed(names)}, {t})))")
+        column_key = self.k(column) if column is not None else (
+            names[1] if len(names) > 1 else "None")
+        marked = (f"_marked({self.k(self.p.cell_marks_of(table))}, {names[0]}, "
+                  f"{column_key}, {self.k(mark)})")
+        return f"({self.binding(*zip(names, binds))}({recorded}, {marked})[1])"
 
     def _call(self, name, args):
         d = self.p.model.decls.get(name)
