@@ -98,15 +98,17 @@ def test_run_with_given_dice_prints_the_log_step_by_step(capsys):
                 "2. (2) then the non-phasing player declares his: skipped",
                 "3. stop: 6.5 (1)-(2), every charge is declared before any is resolved",
                 "4. stop if the charge may not be declared",
-                "5. (3) 6.1.9", "6. (3) the charged unit chooses its reaction",
-                "7. a counter-charge chosen at (3) lapses",
-                "8. step 1: the chargers move half", "9. step 2: the defenders fire",
-                "10. step 3: other units fire", "11. step 4: the chargers test their morale",
-                "12. step 4: the result of the chargers' test",
-                "13. 6.1.8", "14. stop if the chargers failed",
-                "15. step 5: the defenders or counter-chargers test",
-                "16. step 5: the result of the defenders' test",
-                "17. the chargers close to contact"]
+                "5. 6.1(2): a charger no longer formed since it declared",
+                "6. stop: the charge lapsed: the procedure goes on",
+                "7. (3) 6.1.9", "8. (3) the charged unit chooses its reaction",
+                "9. a counter-charge chosen at (3) lapses",
+                "10. step 1: the chargers move half", "11. step 2: the defenders fire",
+                "12. step 3: other units fire", "13. step 4: the chargers test their morale",
+                "14. step 4: the result of the chargers' test",
+                "15. 6.1.8", "16. stop if the chargers failed",
+                "17. step 5: the defenders or counter-chargers test",
+                "18. step 5: the result of the defenders' test",
+                "19. the chargers close to contact"]
     assert len(steps) == len(expected)
     for got, want in zip(steps, expected):
         assert got.startswith(want), (got, want)
