@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import (TESTS, assert_located, assert_no_traceback, errors, run_cli,
+from conftest import (ROOT, TESTS, assert_located, assert_no_traceback, errors, run_cli,
                       run_subprocess, source_line)
 
 CMD = "<command line>"
@@ -168,6 +168,13 @@ def test_usage_errors_in_a_real_process():
     res = run_subprocess("ask", "bad/states", "1", "--state", "missing.yaml", cwd=TESTS)
     assert res.rc == 2 and "Traceback" not in res.err
     assert "error[E010]: cannot read state file 'missing.yaml'" in res.err
+
+
+def test_diff_of_a_missing_variant_file_says_it_cannot_read_it():
+    bfs = ROOT / "rulebooks" / "by-fire-and-sword"
+    res = run_cli("diff", bfs, bfs / "variants" / "nope.drill")
+    d = assert_located(res, "E010", "cannot read variant file", rc=2, path="<command line>")
+    assert "No such file" in d.message
 
 
 # ------------------------------------------------------------------ state files

@@ -681,7 +681,9 @@ def cmd_diff(args, argv) -> int:
     from .diff import render_text, semantic_diff
     from .loader import resolve_main
     from .variants import base_path, is_variant, parse_variant
+    from .files import read_text
     for v in args.variant:
+        read_text(v, _where(argv, v), "variant file ")    # missing, a folder, not UTF-8...
         if not is_variant(v):
             from .errors import fail
             fail(_where(argv, v), "E800", f"'{v}' is not a variant file",

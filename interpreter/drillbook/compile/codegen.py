@@ -238,7 +238,10 @@ def _num(value, loc):
 def _the(found, loc, type_name):
     if len(found) > 1:
         fail(loc, "E614", f"the(...) found {len(found)} {type_name}s: "
-             + ", ".join(e.id for e in found[:5]), "make the condition pick exactly one")
+             + ", ".join(e.id for e in found[:5]),
+             f"the rule needs exactly one here: if the state should say which {type_name} "
+             f"is meant, name it there (a warning W702 above may say where); if not, the "
+             f"rule's condition must pick one")
     return found[0] if found else None
 
 
