@@ -1136,6 +1136,33 @@ def test_a_choice_given_a_value_it_does_not_offer_names_the_values_it_does(book)
     assert "one of: yes, no" in res.err
 
 
+ROLLED_CHOICE = CHOICES + """
+section 3.5 "Counter-charge"
+  die d6 faces 1..6
+  define reply(u: Unit) -> Reply "the unit's reply: a good command roll opens the charge"
+    = choose answer from (if roll d6 >= 5 then [Charge, Hold] else [Hold])
+  enum Reply
+    Charge
+    Hold
+"""
+
+
+def test_odds_counts_a_given_choice_a_roll_closes_as_an_outcome_of_its_own(book):
+    rb = book.write("rb.drill", ROLLED_CHOICE)
+    book.write("state.yaml", STATE, header=False)
+    res = book.run("odds", rb, "reply(u_foot)", "--state", "state.yaml", "--choice",
+                   "answer=Charge", "--json")
+    assert res.rc == 0, res.err
+    rows = {(o["choices"], o["outcome"]): o["fraction"] for o in json.loads(res.out)["outcomes"]}
+    assert rows == {("answer = Charge", "Charge"): "1/3",
+                    ("", "not open: answer = Charge (the options there: Hold)"): "2/3"}, rows
+    res = book.run("odds", rb, "reply(u_foot)", "--state", "state.yaml", "--choice",
+                   "answer=Charg")
+    d = assert_located(res, "E611", "'Charg' is not one of the options of the choice 'answer' "
+                       "on any roll", rc=1, path="rb.drill")
+    assert "hint: one of: Hold, Charge" in "\n".join(d.rest), d.rest
+
+
 # ------------------------------------------------------------------ rulings
 TWICE = MOVES + """
 section 3.4 "Fresh horses"

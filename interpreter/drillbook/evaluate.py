@@ -18,8 +18,8 @@ from .compile import compile_model
 from .errors import Diagnostic, DrillError, Loc, did_you_mean, fail, no_such_face, source_line
 from .limits import MAX_ODDS_WORK, MAX_WORK, Budget
 from .loader import load
-from .runtime import (CheckResult, Ctx, Dice, Effect, NeedChoice, NeedRoll, ReusedDice, State,
-                      show, show_effects, too_many_outcomes)
+from .runtime import (CheckResult, ChoiceNotOpen, Ctx, Dice, Effect, NeedChoice, NeedRoll,
+                      ReusedDice, State, show, show_effects, too_many_outcomes)
 from .steps import Logged
 
 MAX_OUTCOMES = 200_000     # replays (outcomes and choices); enumeration stops here rather than run for ever
@@ -360,11 +360,19 @@ def _source_text(loc: Loc) -> str | None:
 def outcome_key(value, known: dict | None = None):
     """How a value is counted in a distribution; ``known`` keeps the texts of effects
     already shown (the outcomes of one enumeration share many)."""
+    if isinstance(value, NotOpen):
+        return value
     if isinstance(value, CheckResult):
         return "passed" if value.passed else "failed"
     if known is not None and isinstance(value, tuple) and value and isinstance(value[0], Effect):
         return show_effects(value, None, known)
     return show(value)
+
+
+class NotOpen(str):
+    """The outcome of the paths of ``odds`` on which a choice given on the command line was
+    not one of the options (``not open: reaction = Counter (the options there: ...)``)."""
+    __slots__ = ()
 
 
 class Made(tuple):
@@ -399,6 +407,8 @@ def enumerate_outcomes(run, rolls=None, choices=None, budget=None) -> dict:
     # numbers of faces read), and each outcome's chances are summed per whole; the
     # fractions are made once at the end: exact, without a gcd per path.
     ways: dict[tuple, dict] = {}           # outcome -> {whole: ways}
+    not_open = None                        # the first given choice a path did not offer
+    offered: dict = {}                     # the options of the paths that did not offer it
     memo: dict = {}
     known: dict = {}                       # the texts of the effects shown so far
     stack = [((), 1, 1, 1.0)]
@@ -419,7 +429,11 @@ def enumerate_outcomes(run, rolls=None, choices=None, budget=None) -> dict:
         dice = Dice(rolls, path=path, chosen=choices)
         dice.memo, dice.runs, dice.limit = memo, runs, MAX_OUTCOMES
         dice.branches, dice.frames = [], []
-        value = run(dice)
+        try:
+            value = run(dice)
+        except ChoiceNotOpen as e:        # a given choice a roll closed on this path
+            value, not_open = NotOpen(e.outcome()), not_open or e
+            offered.update(dict.fromkeys(e.options))
         runs = dice.runs
         for at, what in dice.branches:     # the faces and options this replay did not take
             start = dice.path[:at]
@@ -438,6 +452,9 @@ def enumerate_outcomes(run, rolls=None, choices=None, budget=None) -> dict:
         made = Made((c, str(k)) for c, k in dice.made)
         per = ways.setdefault((made, outcome_key(value, known)), {})
         per[whole] = per.get(whole, 0) + n
+    if not_open is not None and all(isinstance(k, NotOpen) for _, k in ways):
+        fail(not_open.loc, "E611", f"'{not_open.want}' is not one of the options of the "
+             f"choice '{not_open.name}' on any roll", f"one of: {', '.join(offered)}")
     dist = {}
     for key, per in ways.items():
         whole = lcm(*per)

@@ -242,6 +242,20 @@ class NeedChoice(Exception):
         self.name, self.options = name, options
 
 
+class ChoiceNotOpen(Exception):
+    """Raised while enumerating: a choice given on the command line is not one of the
+    options on this path of the dice (a roll decided what is open). ``odds`` counts the
+    path as an outcome of its own instead of stopping."""
+
+    def __init__(self, name, want, options, loc):
+        super().__init__(name)
+        self.name, self.want, self.options, self.loc = name, want, options, loc
+
+    def outcome(self) -> str:
+        return (f"not open: {self.name} = {self.want} (the options there: "
+                f"{', '.join(self.options)})")
+
+
 _SAID_AS = {"true": "yes", "false": "no"}   # a Bool choice, given as a rule writes it
 
 
@@ -520,6 +534,8 @@ class Dice:
             self.picks[name] = n + 1
             if want not in keys and isinstance(want, str) and _SAID_AS.get(want) in keys:
                 want = _SAID_AS[want]
+            if want not in keys and self.path is not None and self.branches is not None:
+                raise ChoiceNotOpen(name, want, keys, loc)    # odds: an outcome of its own
             if want not in keys:
                 made = [w.strip() for w in want.split(",")] if isinstance(want, str) else []
                 again = (" --choice ".join(f"{name}={w}" for w in made)
