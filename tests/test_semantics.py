@@ -1158,9 +1158,9 @@ def test_odds_counts_a_given_choice_a_roll_closes_as_an_outcome_of_its_own(book)
                     ("", "not open: answer = Charge (the options there: Hold)"): "2/3"}, rows
     res = book.run("odds", rb, "reply(u_foot)", "--state", "state.yaml", "--choice",
                    "answer=Charg")
-    d = assert_located(res, "E611", "'Charg' is not one of the options of the choice 'answer' "
-                       "on any roll", rc=1, path="rb.drill")
-    assert "hint: one of: Hold, Charge" in "\n".join(d.rest), d.rest
+    d = assert_located(res, "E611", "'Charg' is not one of the options of the choice 'answer'",
+                       rc=1, path="rb.drill")
+    assert "hint: one of: Hold, Charge (on no roll is it one)" in "\n".join(d.rest), d.rest
 
 
 # ------------------------------------------------------------------ rulings
