@@ -420,10 +420,10 @@ def _consulted(trace: Trace):
     def walk(node):
         for d in _decls(node):
             yield node, "decl", d
-        if node.kind == "procedure":
+        if node.kind == "procedure":        # a step's notes are of its procedure's section
             for step in node.children:
                 if step.decl is not None:
-                    yield step, "decl", step.decl
+                    yield node, "decl", step.decl
         if node.kind == "modifiers":
             for item, on, _ in node.detail.get("items", []):
                 if on:
