@@ -1018,6 +1018,23 @@ def test_a_ruling_lists_the_notes_of_the_row_and_cell_it_read(book, question, sh
         assert text not in doubts, res.out
 
 
+def test_a_cell_printed_with_its_plus_sign_is_shown_with_it(book):
+    rb = book.write("rb.drill", """
+section 1 "S"
+  enum Side
+    Hedge
+    Wall
+  table side_cost(s: Side) -> Int "cost"
+    | s     | cost |
+    | Hedge | +1   |
+    | Wall  | 2    |
+""")
+    res = book.run("explain", rb, "side_cost(Hedge) + side_cost(Wall)")
+    assert res.rc == 0, res.err
+    assert "at Hedge the chart gives +1 " in res.out and "at Wall the chart gives 2 " in res.out
+    assert res.out.splitlines()[1] == "Ruling: 3"
+
+
 RANGED_ARGUMENT = """
 section 1 "S"
   die d10 faces 1..10

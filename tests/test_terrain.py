@@ -83,7 +83,7 @@ def test_explain_heavy_infantry_into_woods_across_a_hedge(capsys):
     # both rows of the chart are cited, by their lines
     assert (f"at Woods the chart gives hi 2*, cav 4*, li —, los Yes, fire -1/+1§, melee -1 "
             f"(line {row_line('Woods')})") in out
-    assert (f"at Hedge the chart gives hi 1*, cav 1*, li 1, los Yes, fire -1, melee -1 "
+    assert (f"at Hedge the chart gives hi +1*, cav +1*, li +1, los Yes, fire -1, melee -1 "
             f"(line {row_line('Hedge')})") in out
     assert "MP to enter the hex (c = HeavyInfantry, t = Woods) is 2" in out
     assert "MP added for crossing the hexside (c = HeavyInfantry, s = Hedge) is 1" in out

@@ -523,6 +523,7 @@ class Cell:
     value: Any
     markers: list
     annotations: list = fresh(list)   # notes under its row naming its column
+    plus: bool = False                # a number printed with its '+' sign (+1)
 
 
 @node
@@ -760,6 +761,8 @@ def cell_source(cell: Cell) -> str:
         text = " or ".join(cell.value)
     elif cell.kind == "text":
         text = '"' + cell.value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    elif cell.kind == "int" and cell.plus:
+        text = f"+{cell.value}"
     else:
         text = str(cell.value)
     return text + "".join(cell.markers)

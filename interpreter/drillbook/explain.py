@@ -148,7 +148,9 @@ def _node(node: Trace, depth: int, lang) -> list:
         cell = node.detail["cell"]
         keys = ", ".join(show(k, lang) for k in node.detail["keys"])
         shown = say(lang, "not_applicable") if node.value is None else show(node.value, lang)
-        if cell.markers and node.value is not None:
+        if cell.kind in ("int", "pair", "range") and node.value is not None:
+            shown = A.cell_source(cell)             # a number as printed: +1, -1/+1, 0-3
+        elif cell.markers and node.value is not None:
             shown += "".join(cell.markers)          # the cell as printed, its marks with it
         if "row" in node.detail:
             shown = node.detail["row"]

@@ -490,8 +490,10 @@ class Builder(Transformer_NonRecursive):
         return A.Cell(self.loc(meta), "corner", (str(a), str(b)), [])
 
     @v_args(meta=True, inline=True)
-    def cell_int(self, meta, n):
-        return A.Cell(self.loc(meta), "int", n, [])
+    def cell_int(self, meta, sign, n):
+        cell = A.Cell(self.loc(meta), "int", self.signed(sign, n) if sign else self.INT(n), [])
+        cell.plus = sign is not None and str(sign) == "+"     # '+1' is written back as printed
+        return cell
 
     @v_args(meta=True, inline=True)
     def cell_pair(self, meta, a, b):
