@@ -402,8 +402,9 @@ def answer_json(answer, model=None) -> dict:
 
 # ------------------------------------------------------------------ doubts and provenance
 # What decided a ruling, and what the sources say is doubtful about it: every doubt, gap and
-# CONFLICT attached to a rule, exception, table, cell (through its footnote markers) or
-# applied modifier the trace consulted; under a variant, everything the variant changed.
+# CONFLICT attached to a rule, exception, table, cell (its row's notes, its footnote markers)
+# or modifier (applied or not: a doubt may be of its condition) the trace consulted; under a
+# variant, everything the variant changed.
 
 def _variant_files(model) -> dict:
     if model is None or getattr(model, "base", None) is None:
@@ -426,10 +427,9 @@ def _consulted(trace: Trace):
             for step in node.children:
                 if step.decl is not None:
                     yield node, "decl", step.decl
-        if node.kind == "modifiers":
-            for item, on, _ in node.detail.get("items", []):
-                if on:
-                    yield node, "modifier", item
+        if node.kind == "modifiers":     # applied or not: a doubt may be of its condition
+            for item, _, _ in node.detail.get("items", []):
+                yield node, "modifier", item
         if node.kind == "table":
             yield node, "cell", node.detail["cell"]
         for c in node.children:

@@ -639,7 +639,7 @@ class Program:
                 log.append((step, args))
             goal = target(ctx, s)
             if goal is None:
-                record.no_target(c)
+                record.no_target(c, args)
             if op == "within" and goal.empty:
                 result = CheckResult(name, None, 0, None, op, goal, False, 0)
             else:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from .. import ast as A
 from ..errors import Diagnostic, DrillError
-from ..runtime import CheckResult
+from ..runtime import CheckResult, show
 from ..steps import ABOVE, END
 from . import lower
 from .codegen import _Gen
@@ -254,7 +254,7 @@ def check(program, c: A.CheckDecl, run, pad: list):
                  _STATE.rstrip("\n"), _LOG,
                  f"    _L(({g(program.step(c.name, 'check'))}, args))",
                  f"    goal = {gen.gen(c.target)}",
-                 "    if goal is None:", f"        no_target({g(c)})"]
+                 "    if goal is None:", f"        no_target({g(c)}, args)"]
         if c.op == "within":
             lines += ["    if goal.low > goal.high:",
                       f"        r = _Result({name}, None, 0, None, {op}, goal, False, 0)",
@@ -275,7 +275,11 @@ def check(program, c: A.CheckDecl, run, pad: list):
                   lambda gen: f"return {gen.k(run)}(ctx, args)", Recorder)
 
 
-def no_target(c: A.CheckDecl):
-    """A check whose target does not apply here (E609)."""
-    raise DrillError([Diagnostic(c.target.loc, "E609", f"check '{c.name}': the target does not "
-                                 "apply here (the table says —)")])
+def no_target(c: A.CheckDecl, args=()):
+    """A check whose target does not apply here (E609), named with its arguments."""
+    given = ", ".join(f"{p.name} = {show(a)}" for p, a in zip(c.params or [], args))
+    raise DrillError([Diagnostic(
+        c.target.loc, "E609", f"check '{c.name}'" + (f" ({given})" if given else "")
+        + f": its target {A.to_source(c.target)} is — here: the rules give no roll for "
+        "this case", "the chart leaves this case out (—); a rule can ask whether the "
+        "target is none before it rolls the check")])
