@@ -79,7 +79,8 @@ def test_table_distances_are_exact():
     assert board.distance(a, b) == 5 and board.distance(a, b) <= 5 and not board.distance(a, b) < 5
     assert board.distance(a, c) > 5 and board.distance(a, b) < board.distance(a, c)
     assert 5 >= board.distance(a, b) and board.distance(a, b) > -1
-    assert repr(board.distance(a, c)) == "5.3 cm"
+    assert repr(board.distance(a, c)) == "≈5.32 cm" and repr(board.distance(a, b)) == "5 cm"
+    assert repr(board.distance(a, board.position(Fraction(5, 2), 0))) == "2.5 cm"
     assert isinstance(board.distance(a, b), Distance)
 
 

@@ -292,7 +292,21 @@ class Distance:
         return hash(("distance", self.square))
 
     def __repr__(self):
-        return f"{math.sqrt(self.square):.1f} {self.unit}"
+        """Exact when the distance is a number written with a few decimals (20, 12.5);
+        otherwise to two decimals, marked '≈', so that 20.025 never reads as 20.0."""
+        root = _exact_root(self.square)
+        if root is not None:
+            return f"{_num(root)} {self.unit}"
+        return f"≈{math.sqrt(self.square):.2f} {self.unit}"
+
+
+def _exact_root(square: Fraction) -> Fraction | None:
+    """The square root of a fraction when it is one with at most three decimals."""
+    n, d = math.isqrt(square.numerator), math.isqrt(square.denominator)
+    if n * n != square.numerator or d * d != square.denominator:
+        return None
+    root = Fraction(n, d)
+    return root if (root * 1000).denominator == 1 else None
 
 
 def _num(x: Fraction) -> str:
