@@ -104,10 +104,12 @@ class Rulebook:
                 continue
             type_name = lst.params[0].type.name
             fn = self.program.callables[name]
+            ctx = Ctx(state, Dice(), options)  # no dice, no choices: one context for all
             for ent in state.of_type(type_name):
                 try:
-                    verdict = fn(Ctx(state, Dice(), options), [ent])
+                    verdict = fn(ctx, [ent])
                 except (DrillError, NeedRoll, NeedChoice):
+                    ctx = Ctx(state, Dice(), options)     # what an error left half-done
                     continue                # a list that cannot judge this thing says nothing
                 for item in verdict.violated:
                     sec = item.section
