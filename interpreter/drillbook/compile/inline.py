@@ -129,10 +129,9 @@ class Inliner(_Gen):
         _, _, table, column, mark = e.ref
         what = e.args[0]
         call = what.subject if isinstance(what, A.FieldOf) else what
-        key0 = self.gen(call.args[0])
-        key1 = self.k(column) if column is not None else (
-            self.gen(call.args[1]) if len(call.args) > 1 else "None")
-        return (f"_marked({self.k(self.p.cell_marks_of(table))}, {key0}, {key1}, "
+        keys = self._args(call)             # checked as a lookup's are (E604, E619)
+        key1 = self.k(column) if column is not None else (keys[1] if len(keys) > 1 else "None")
+        return (f"_marked({self.k(self.p.cell_marks_of(table))}, {keys[0]}, {key1}, "
                 f"{self.k(mark)})")
 
     def _Call(self, e):
