@@ -46,6 +46,14 @@ def test_describe_one_name_in_full():
     assert "doubt: a modified roll below 0 is read as 0" in out
 
 
+def test_describe_a_table_prints_its_chart_as_the_rulebook_writes_it():
+    res = run_cli("describe", MP, "order_change")
+    assert res.rc == 0, res.err
+    assert "columns Charge, MakeReady, ReceiveCharge, Rally; 4 rows" in res.out
+    assert "    | MakeReady | 0-5 | — | 0-5 | 0-6 |" in res.out
+    assert "Cell(" not in res.out and "Loc(" not in res.out
+
+
 def test_describe_lists_the_choices_a_procedure_asks_for():
     res = run_cli("describe", GDB, "--json")
     assert res.rc == 0, res.err

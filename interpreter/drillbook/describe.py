@@ -184,8 +184,10 @@ def question_json(model, d, reach=None) -> dict:
     if isinstance(d, A.TableDecl) and d.name in model.tables:
         lay = model.tables[d.name]
         out["shape"] = lay.shape
-        out["columns"] = [str(c) for c in lay.columns if c is not None]
+        out["columns"] = [A.cell_source(c) for c in d.rows[0].cells[1:]] if d.rows else []
         out["rows"] = len(lay.rows)
+        out["chart"] = ["| " + " | ".join(A.cell_source(c) for c in row.cells) + " |"
+                        for row in d.rows]          # as the rulebook writes it, row by row
     return out
 
 
@@ -386,6 +388,7 @@ def render_one(item: dict, lang=None) -> str:
     if item.get("columns"):
         lines.append("  " + say(lang, "d_columns", v=", ".join(item["columns"]),
                                 n=item["rows"]))
+        lines += [f"    {row}" for row in item.get("chart", [])]
     notes = list(item.get("notes", []))
     for group in ("modifiers", "requirements", "steps", "exceptions"):
         for x in item.get(group, []):
