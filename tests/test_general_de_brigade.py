@@ -277,7 +277,7 @@ def test_printed_item_numbers_are_not_called_the_rulebooks_own(capsys):
     cited = out.split("Rules cited: ")[1]
     assert "6.1.1 Command Radius;" in cited and "6.5.4 The Chargers' Morale Test;" in cited
     assert "6.1.1 Command Radius (numbered" not in cited
-    assert "6 Charges (numbered by this rulebook: the source prints no number)" in cited
+    assert "6 Charges (numbered by this rulebook, not by the source)" in cited
 
 
 def test_a_list_written_without_brackets_says_to_bracket_it(capsys, tmp_path):
