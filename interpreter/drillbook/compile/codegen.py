@@ -615,13 +615,25 @@ class _Gen:
         return f"(_hex_distance({', '.join(self.val(a) for a in e.args)}) == 1)"
 
     def _builtin_marked(self, e):
+        table, column, mark, keys = self._marked_keys(e)
+        listed = "".join(f"{k}, " for k in keys)
+        return (f"_marked_at(ctx, {self.k(self.p.table_cells(table))}, "
+                f"{self.k(self.p.step(table, 'table'))}, {self.k(self.p.cell_marks_of(table))}, "
+                f"({listed}), {self.k(column)}, {self.k(mark)})")
+
+    def _marked_keys(self, e):
+        """What ``marked(...)`` asks about: its table, the column it names (or None), the
+        marker, and the code of the table's keys, checked as a lookup's are (E604, E619)."""
         _, _, table, column, mark = e.ref
         what = e.args[0]
         call = what.subject if isinstance(what, A.FieldOf) else what
-        keys = "".join(f"{k}, " for k in self._args(call))
-        return (f"_marked_at(ctx, {self.k(self.p.table_cells(table))}, "
-                f"{self.k(self.p.step(table, 'table'))}, {self.k(self.p.cell_marks_of(table))}, "
-                f"({keys}), {self.k(column)}, {self.k(mark)})")
+        return table, column, mark, self._args(call)
+
+    def _marks_read(self, table, column, mark, keys) -> str:
+        """The code that reads whether the cell at ``keys`` (codes) carries ``mark``."""
+        second = self.k(column) if column is not None else (keys[1] if len(keys) > 1 else "None")
+        marks = self.k(self.p.cell_marks_of(table))
+        return f"_marked({marks}, {keys[0]}, {second}, {self.k(mark)})"
 
     def _each(self, each: A.Each, number: bool = False) -> str:
         """``(element) for s[i] in source if cond``; with ``number``, an element that is none

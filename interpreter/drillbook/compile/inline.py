@@ -126,13 +126,7 @@ class Inliner(_Gen):
 
     def _builtin_marked(self, e):
         """Untraced, ``marked`` reads the cell's markers only: one dictionary lookup."""
-        _, _, table, column, mark = e.ref
-        what = e.args[0]
-        call = what.subject if isinstance(what, A.FieldOf) else what
-        keys = self._args(call)             # checked as a lookup's are (E604, E619)
-        key1 = self.k(column) if column is not None else (keys[1] if len(keys) > 1 else "None")
-        return (f"_marked({self.k(self.p.cell_marks_of(table))}, {keys[0]}, {key1}, "
-                f"{self.k(mark)})")
+        return self._marks_read(*self._marked_keys(e))
 
     def _Call(self, e):
         if e.ref[0] == "builtin":

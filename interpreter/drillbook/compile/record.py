@@ -133,20 +133,15 @@ class Recorder(Inliner):
         nothing, and is marked with nothing."""
         if self.plain:                # no := in a comprehension's source: the general way
             return _Gen._builtin_marked(self, e)
-        _, _, table, column, mark = e.ref
-        what = e.args[0]
-        call = what.subject if isinstance(what, A.FieldOf) else what
-        names, binds = zip(*map(self.hold, self._args(call)))
+        table, column, mark, keys = self._marked_keys(e)
+        names, binds = zip(*map(self.hold, keys))
         one = len(names) == 1
         cells = self.p.table_column(table) if one else self.p.table_cells(table)
         key = names[0] if one else f"({', '.join(names)},)"
         t, step = self.tmp(), self.k(self.p.step(table, "table"))
         recorded = (f"(({t} := {self.k(cells)}.get({key})) is not None "
                     f"and _L(({step}, {_listed(names)}, {t})))")
-        column_key = self.k(column) if column is not None else (
-            names[1] if len(names) > 1 else "None")
-        marked = (f"_marked({self.k(self.p.cell_marks_of(table))}, {names[0]}, "
-                  f"{column_key}, {self.k(mark)})")
+        marked = self._marks_read(table, column, mark, names)
         return f"({self.binding(*zip(names, binds))}({recorded}, {marked})[1])"
 
     def _call(self, name, args):
