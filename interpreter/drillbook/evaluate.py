@@ -154,6 +154,11 @@ class Rulebook:
     # ------------------------------------------------------------ questions
     def question(self, text: str, state: State):
         """Parse and type a question; return (closure, type, frame size, expression)."""
+        t, size, expr = self.typed_question(text, state)
+        return self.program.compile_expr(expr), t, size, expr
+
+    def typed_question(self, text: str, state: State):
+        """Parse and type a question, not compiled yet: (type, frame size, expression)."""
         from .syntax import parse_expr
         expr = parse_expr(text, "<question>")
         entities = {ident: Ty("record", ent.type) for ident, ent in state.entities.items()}
@@ -166,18 +171,17 @@ class Rulebook:
             check_effect_lists(self.model, errors, [expr])
         if errors:
             raise DrillError(errors)
-        return self.program.compile_expr(expr), t, scope.size, expr
+        return t, scope.size, expr
 
     def ask(self, text, state, rolls=None, options=frozenset(), seed=None, trace=True,
             choices=None) -> Answer:
-        fn, t, size, expr = self.question(text, state)
+        t, size, expr = self.typed_question(text, state)
         dice = Dice(rolls, seed=seed, chosen=choices)
         ctx = Ctx(state, dice, options, trace)
-        if t.kind == "effects" and isinstance(expr, A.After):
-            at, slots, rest = self.program.leading_after(expr, ctx, [None] * size)
-            value = self.program.compile_expr(rest)(at, slots)
-        else:
-            at, value = ctx, fn(ctx, [None] * size)
+        at, slots, rest = ctx, [None] * size, expr       # effects are shown from the state
+        if t.kind == "effects":                          # their leading 'after' parts leave
+            at, slots, rest = self.program.leading_after(expr, ctx, slots)
+        value = self.program.compile_expr(rest)(at, slots)
         ans = Answer(text, value, t, ctx.trace, dice.read, state, model=self.model)
         ans.unread = dice.unread()
         if t.kind == "effects":
