@@ -460,3 +460,17 @@ def test_every_error_and_warning_code_the_package_gives_is_in_the_reference_tabl
     table = set(re.findall(r"^\| ([EW]\d{3}) \|", doc, re.M))
     assert len(given) > 80
     assert given - table == set(), "codes given but not in docs/language.md's table"
+
+
+def test_no_dict_written_in_the_package_gives_a_key_twice():
+    """A key written twice in a dict literal silently keeps the last value: the phrase
+    'not_applicable' once printed 'the chart gives does not apply' that way."""
+    import ast
+    twice = []
+    for path in sorted((ROOT / "interpreter" / "drillbook").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Dict):
+                keys = [k.value for k in node.keys if isinstance(k, ast.Constant)]
+                twice += [f"{path.name}:{node.lineno}: {k!r}" for k in set(keys)
+                          if keys.count(k) > 1]
+    assert twice == []

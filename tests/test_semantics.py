@@ -622,6 +622,50 @@ def test_odds_of_a_number_and_with_a_given_roll(book):
     assert odds(book, rb, "volley()", "--roll", "d6=6") == {"passed": "1/2", "failed": "1/2"}
 
 
+NOT_TAKEN = """
+section 1 "Tests"
+  die d6 faces 1..6
+  record Unit
+    printed: 2..12
+    wagons: Bool = false
+  define tests(u: Unit) -> Bool "the unit tests" = not u.wagons
+  check steady(u: Unit) "Steady" when tests(u) = roll d6 at most u.printed - 2
+  check chancy(u: Unit) "Chancy" when roll d6 >= 4 = roll 2 d6 at least u.printed
+  define loses(u: Unit) -> Bool "fails a test it takes" = steady(u).failed
+"""
+NOT_TAKEN_STATE = """
+Unit:
+  foot: {printed: 7}
+  cart: {printed: 7, wagons: true}
+"""
+
+
+def test_a_check_not_taken_is_its_own_outcome_in_odds_and_explain(book):
+    rb = book.write("rb.drill", NOT_TAKEN)
+    book.write("state.yaml", NOT_TAKEN_STATE, header=False)
+    on = ("--state", "state.yaml")
+    assert odds(book, rb, "steady(cart)", *on) == {"not taken": "1/1"}
+    assert odds(book, rb, "steady(foot)", *on) == {"passed": "5/6", "failed": "1/6"}
+    assert odds(book, rb, "loses(cart)", *on) == {"no": "1/1"}
+    # the when's own die first: 1/2 not taken; then 2 d6 at least 7 is 21/36
+    assert odds(book, rb, "chancy(foot)", *on) == {"not taken": "1/2", "passed": "7/24",
+                                                    "failed": "5/24"}
+    assert answer(book, rb, "steady(cart)", state=NOT_TAKEN_STATE) == "not taken"
+    res = book.run("explain", rb, "steady(cart)", *on)
+    assert res.rc == 0, res.err
+    assert "Ruling: the check is not taken: its condition does not hold" in res.out
+    assert "not taken: its condition (when tests(u)) does not hold" in res.out
+    assert "the unit tests (u = cart) is no" in res.out
+    res = book.run("ask", rb, "steady(cart)", *on, "--json")
+    value = json.loads(res.out)["value"]
+    assert value["taken"] is False and value["passed"] is False and value["roll"] is None
+    # taken, the check rolls as before; the traced and the untraced path agree
+    assert answer(book, rb, "steady(foot).total", "--roll", "d6=6",
+                  state=NOT_TAKEN_STATE) == "6"
+    res = book.run("explain", rb, "chancy(foot)", *on, "--roll", "d6=2")
+    assert "not taken" in res.out and "d6 rolled 2" in res.out
+
+
 def test_odds_follow_dice_read_only_on_some_branches(book):
     rb = book.write("rb.drill", """
 section 1 "Dice"

@@ -475,6 +475,7 @@ class CheckDecl(Decl):
     clamped: bool
     op: str            # at_most | at_least | within
     target: Expr
+    when: Expr | None = None   # the check is taken only when this holds (else: not taken)
 
 
 @node

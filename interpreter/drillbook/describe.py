@@ -161,6 +161,9 @@ def question_json(model, d, reach=None) -> dict:
            "label": d.label.text, "labels": _labels(d.label), "section": _section(d),
            "at": _where(d), "dice": dice, "choices": choices, "consults": calls,
            "notes": _notes(d)}
+    if isinstance(d, A.CheckDecl):
+        out["roll"] = _roll_source(d)
+        out["when"] = A.to_source(d.when) if d.when is not None else None
     if isinstance(d, A.Define):
         out["exceptions"] = [{"name": x.name, "label": x.label.text, "section": _section(x),
                               "at": _where(x), "notes": _notes(x)}
@@ -189,6 +192,17 @@ def question_json(model, d, reach=None) -> dict:
         out["chart"] = ["| " + " | ".join(A.cell_source(c) for c in row.cells) + " |"
                         for row in d.rows]          # as the rulebook writes it, row by row
     return out
+
+
+def _roll_source(c: A.CheckDecl) -> str:
+    """A check's roll as written: ``roll 2 d6 - u.hits at least 7``."""
+    dice = f"{c.dice.count} {c.dice.die}" if c.dice.count > 1 else c.dice.die
+    mod = A.to_source(c.modifier) if c.modifier is not None else ""
+    if mod:
+        mod = f" - {mod[1:]}" if mod.startswith("-") else f" + {mod}"
+    target = {"at_most": "at most", "at_least": "at least", "within": "within"}[c.op]
+    return (f"roll {dice}{mod}{' clamped' if c.clamped else ''} {target} "
+            f"{A.to_source(c.target)}")
 
 
 def _signed_source(e) -> str:
@@ -370,6 +384,10 @@ def render_one(item: dict, lang=None) -> str:
         if p.get("written"):
             line += ": " + say(lang, "d_written", v=p["written"])
         lines.append(line)
+    if item.get("roll"):
+        lines.append("  " + item["roll"])
+    if item.get("when"):
+        lines.append("  " + say(lang, "d_taken_when", c=item["when"]))
     lines += ["  " + r for r in _reads(item, lang)]
     if item.get("consults"):
         lines.append("  " + say(lang, "d_consults", v=", ".join(item["consults"])))

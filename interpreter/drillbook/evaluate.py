@@ -335,6 +335,8 @@ class Rulebook:
         if not isinstance(v, CheckResult) or node is None:
             return None
         from .phrases import say
+        if not v.taken:
+            return say(None, "check_not_taken", c=A.to_source(node.decl.when))
         if v.natural is None:
             return say(None, "check_no_roll")
         dice = ", ".join(f"{n.name} rolled {n.value}" for n in node.children if n.kind == "roll")
@@ -369,7 +371,7 @@ def outcome_key(value, known: dict | None = None):
     if isinstance(value, NotOpen):
         return value
     if isinstance(value, CheckResult):
-        return "passed" if value.passed else "failed"
+        return "passed" if value.passed else "failed" if value.taken else "not taken"
     if known is not None and isinstance(value, tuple) and value and isinstance(value[0], Effect):
         return show_effects(value, None, known)
     return show(value)

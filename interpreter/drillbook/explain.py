@@ -118,6 +118,8 @@ def _verdict(v, lang) -> str:
         return say(lang, "no_because",
                    r="; ".join(f"{cite(d, lang)}: {label(d, lang)}" for d in v.violated))
     if isinstance(v, CheckResult):
+        if not v.taken:
+            return say(lang, "not_taken")
         if v.natural is None:
             return say(lang, "nothing_to_roll")
         by = say(lang, "by", n=v.margin) if v.margin else ""
@@ -147,7 +149,7 @@ def _node(node: Trace, depth: int, lang) -> list:
     if kind == "table":
         cell = node.detail["cell"]
         keys = ", ".join(show(k, lang) for k in node.detail["keys"])
-        shown = say(lang, "not_applicable") if node.value is None else show(node.value, lang)
+        shown = say(lang, "cell_not_applicable") if node.value is None else show(node.value, lang)
         if cell.kind in ("int", "pair", "range") and node.value is not None:
             shown = A.cell_source(cell)             # a number as printed: +1, -1/+1, 0-3
         elif cell.markers and node.value is not None:
@@ -178,7 +180,9 @@ def _node(node: Trace, depth: int, lang) -> list:
             + _variant_mark(node.decl, lang) + ": "
         if v is None:
             return [head + say(lang, "stopped")]
-        if v.natural is None:
+        if not v.taken:
+            out.append(head + say(lang, "check_not_taken", c=A.to_source(node.decl.when)))
+        elif v.natural is None:
             out.append(head + say(lang, "check_no_roll"))
         else:
             word = say(lang, "passed" if v.passed else "failed")
@@ -327,7 +331,8 @@ def to_json(v):
         return {"entity": v.id, "type": v.type}
     if isinstance(v, CheckResult):
         return {"check": v.name, "passed": v.passed, "roll": v.natural, "modifier": v.modifier,
-                "total": v.total, "op": v.op, "target": to_json(v.target), "margin": v.margin}
+                "total": v.total, "op": v.op, "target": to_json(v.target), "margin": v.margin,
+                "taken": v.taken}
     from .runtime import Verdict
     if isinstance(v, Verdict):
         return {"verdict": v.name, "allowed": v.allowed,

@@ -41,8 +41,8 @@ PHRASES = {
     "chose": {"en": "the players chose {name} = {v} (from: {opts})",
               "ru": "игроки выбрали {name} = {v} (из: {opts})",
               "de": "die Spieler wählten {name} = {v} (aus: {opts})"},
-    "not_applicable": {"en": "— (does not apply)", "ru": "— (не применяется)",
-                       "de": "— (entfällt)"},
+    "cell_not_applicable": {"en": "— (does not apply)", "ru": "— (не применяется)",
+                            "de": "— (entfällt)"},
     "chart_gives": {"en": "at {keys} the chart gives {v} (line {line})",
                     "ru": "для {keys} таблица даёт {v} (строка {line})",
                     "de": "bei {keys} gibt die Tabelle {v} (Zeile {line})"},
@@ -59,6 +59,15 @@ PHRASES = {
                     "ru": "не учтено: {text} (условие не выполнено)",
                     "de": "nicht angewandt: {text} (Bedingung nicht erfüllt)"},
     "stopped": {"en": "stopped", "ru": "остановлено", "de": "abgebrochen"},
+    "not_taken": {"en": "the check is not taken: its condition does not hold, so nothing is "
+                        "rolled and it neither passes nor fails",
+                  "ru": "проверка не проводится: её условие не выполнено, бросать нечего, "
+                        "она ни пройдена, ни провалена",
+                  "de": "die Probe wird nicht abgelegt: ihre Bedingung gilt nicht, es wird "
+                        "nicht gewürfelt, sie gelingt und misslingt nicht"},
+    "check_not_taken": {"en": "not taken: its condition (when {c}) does not hold",
+                        "ru": "не проводится: её условие (when {c}) не выполнено",
+                        "de": "nicht abgelegt: ihre Bedingung (when {c}) gilt nicht"},
     "check_no_roll": {"en": "the table says No: nothing to roll, the check fails",
                       "ru": "таблица говорит «Нет»: бросать нечего, проверка провалена",
                       "de": "die Tabelle sagt Nein: nichts zu würfeln, die Probe misslingt"},
@@ -98,6 +107,7 @@ PHRASES = {
     "no": {"en": "no", "ru": "нет", "de": "nein"},
     # effects log, values
     "log_removed": {"en": "{e} is removed", "ru": "{e} удалено", "de": "{e} wird entfernt"},
+    "show_not_taken": {"en": "not taken", "ru": "не проводится", "de": "nicht abgelegt"},
     "show_no_roll_failed": {"en": "failed (nothing to roll)", "ru": "провалена (бросать нечего)",
                             "de": "misslungen (nichts zu würfeln)"},
     "show_no_roll_passed": {"en": "passed (no roll needed)", "ru": "пройдена (бросок не нужен)",
@@ -243,6 +253,9 @@ PHRASES = {
               "предупреждение (W702)",
         "de": "wird für jedes Ding jeder gelesenen Zustandsdatei geprüft: ein Verstoß ist "
               "eine Warnung (W702)"},
+    "d_taken_when": {"en": "taken only when {c} (otherwise not taken: neither passed nor failed)",
+                     "ru": "проводится, только если {c} (иначе не проводится)",
+                     "de": "abgelegt nur, wenn {c} (sonst nicht abgelegt)"},
     "d_consults": {"en": "consults {v}", "ru": "обращается к {v}", "de": "zieht heran: {v}"},
     "d_exception": {"en": "exception {name} ({s}, {at})", "ru": "исключение {name} ({s}, {at})",
                     "de": "Ausnahme {name} ({s}, {at})"},

@@ -72,8 +72,10 @@ class Entity:
 class CheckResult:
     """What a check produced: the natural roll, the modified total, the target, the result.
 
-    ``natural`` is None when nothing was rolled (the table said No); ``margin`` is how far
-    the total was inside (passed) or outside (failed) the target."""
+    ``natural`` is None when nothing was rolled (the table said No, or the check was not
+    taken); ``margin`` is how far the total was inside (passed) or outside (failed) the
+    target.  A check whose ``when`` does not hold is not ``taken``: it neither passed nor
+    failed, and its ``target`` is None."""
     name: str
     natural: int | None
     modifier: int
@@ -82,6 +84,7 @@ class CheckResult:
     target: object
     passed: bool
     margin: int
+    taken: bool = True
 
     def __repr__(self):
         return f"CheckResult({self.name}: {show(self)})"
@@ -90,7 +93,9 @@ class CheckResult:
         if name == "passed":
             return self.passed
         if name == "failed":
-            return not self.passed
+            return self.taken and not self.passed
+        if name == "taken":
+            return self.taken
         if name == "rolled":
             return self.natural is not None
         if name == "roll":
@@ -102,6 +107,12 @@ class CheckResult:
         if name == "failed_by":
             return 0 if self.passed else self.margin
         raise KeyError(name)
+
+
+def not_taken(name: str, op: str) -> CheckResult:
+    """The result of a check whose ``when`` does not hold: nothing rolled, neither passed
+    nor failed."""
+    return CheckResult(name, None, 0, None, op, None, False, 0, False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -633,6 +644,8 @@ def show(v, lang: str | None = None) -> str:
         return v.label.show(v.name, lang) if lang else v.name
     if isinstance(v, CheckResult):
         from .phrases import say
+        if not v.taken:
+            return say(lang, "show_not_taken")
         if v.natural is None:
             return say(lang, "show_no_roll_failed" if not v.passed else "show_no_roll_passed")
         word = say(lang, "passed" if v.passed else "failed")
@@ -675,5 +688,5 @@ def show_effect(e: Effect, lang=None) -> str:
     return f"set {e.entity}.{e.field} to {show(e.value, lang)}"
 
 
-__all__ = ["Level", "Range", "NEVER", "Entity", "CheckResult", "Effect", "State", "Dice",
-           "NeedRoll", "Trace", "Ctx", "show", "DrillError"]
+__all__ = ["Level", "Range", "NEVER", "Entity", "CheckResult", "not_taken", "Effect", "State",
+           "Dice", "NeedRoll", "Trace", "Ctx", "show", "DrillError"]

@@ -228,6 +228,8 @@ class Checker:
         for name, c in m.of_kind(A.CheckDecl).items():
             scope = self.params(name, c.params)
             self.typer._Roll(A.Roll(c.dice.loc, c.dice), scope)
+            if c.when is not None:
+                self.typer.expect(c.when, scope, BOOL, "a 'when' condition")
             if c.modifier is not None:
                 self.typer.expect(c.modifier, scope, INT, "the roll's modifier")
             want = RANGE if c.op == "within" else INT

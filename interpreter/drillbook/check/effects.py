@@ -116,6 +116,8 @@ def _exprs_of(d, model):
             if m.when is not None:
                 yield m.when
     elif isinstance(d, A.CheckDecl):
+        if d.when is not None:
+            yield d.when
         if d.modifier is not None:
             yield d.modifier
         yield d.target

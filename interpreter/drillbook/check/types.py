@@ -50,7 +50,8 @@ BUILTIN_TYPES = {"Int": INT, "Bool": BOOL, "Text": TEXT, "Range": RANGE, "Effect
 
 # the fields a check result offers to rules (see docs/language.md, "Checks")
 CHECK_FIELDS = {"passed": BOOL, "failed": BOOL, "roll": INT, "total": INT,
-                "passed_by": INT, "failed_by": INT, "rolled": BOOL}
+                "passed_by": INT, "failed_by": INT, "rolled": BOOL,
+                "taken": BOOL}
 RANGE_FIELDS = {"low": INT, "high": INT, "empty": BOOL}
 VERDICT_FIELDS = {"allowed": BOOL, "refused": BOOL, "violations": INT}
 

@@ -10,7 +10,8 @@ from typing import Callable, NamedTuple
 
 from .. import ast as A
 from ..errors import Diagnostic, DrillError
-from ..runtime import (NEVER, CheckResult, Ctx, Entity, Level, Range, Verdict, show)
+from ..runtime import (NEVER, CheckResult, Ctx, Entity, Level, Range, Verdict, not_taken,
+                       show)
 from ..steps import ABOVE, END, LEAF, Logged, Step, Trace
 from ..check.geometry import board_of
 from ..geometry import Board
@@ -606,7 +607,9 @@ class Program:
                                                  "here", "check it first with 'is none'")])
                 return value
         target = self.exprs.expr(c.target)
+        taken = self.exprs.expr(c.when) if c.when is not None else None
         op, name, clamped, loc = c.op, c.name, c.clamped, c.dice.loc
+        skipped = not_taken(name, op)
         pad = self._padding(name, c.params)
         die_name, lowest, highest = die.name, count * low, count * high
         reach = (lowest, highest) if clamped else None
@@ -615,6 +618,8 @@ class Program:
             if ctx.trace is not None:
                 return run(ctx, args)
             s = args + pad if pad else args
+            if taken is not None and not taken(ctx, s):
+                return skipped
             goal = target(ctx, s)
             if goal is None:
                 return run(ctx, args)          # reports the located error
@@ -637,6 +642,11 @@ class Program:
             log = ctx.log
             if log is not None:         # its step, as record.check records it
                 log.append((step, args))
+            if taken is not None and not taken(ctx, s):
+                result = skipped
+                if log is not None:
+                    log.append((END, result))
+                return result
             goal = target(ctx, s)
             if goal is None:
                 record.no_target(c, args)

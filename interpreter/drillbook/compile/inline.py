@@ -24,7 +24,7 @@ from .. import ast as A
 from ..check.types import strip
 from ..geometry import Hex
 from ..limits import MAX_INT
-from ..runtime import CheckResult
+from ..runtime import CheckResult, not_taken
 from . import lower, slots
 from .codegen import HELPERS, _Gen
 
@@ -485,7 +485,7 @@ def _check_lines(program, c, traced, pad, gen, recorded):
              "    if ctx.trace is not None:",
              f"        return {g(recorded or traced)}(ctx, args)",
              f"    s = args + {g(pad)}" if pad else "    s = args",
-             _STATE.rstrip("\n"),
+             _STATE.rstrip("\n")] + _taken_lines(c, gen) + [
              f"    goal = {target}",
              "    if goal is None:",
              f"        return {run}(ctx, args)"]
@@ -502,6 +502,16 @@ def _check_lines(program, c, traced, pad, gen, recorded):
     lines.append(f"    return _Result({name}, natural, mod, total, {g(op)}, goal, ok, margin)")
     gen.consts["_Result"] = CheckResult
     return lines
+
+
+def _taken_lines(c: A.CheckDecl, gen, then: str = "return {r}") -> list:
+    """The lines that return the result of a check not taken when its ``when`` does not
+    hold (none without a ``when``); ``then`` says how the result is given back."""
+    if c.when is None:
+        return []
+    r = gen.k(not_taken(c.name, c.op))
+    return [f"    if not ({gen.gen(c.when)}):"] + [
+        "        " + line for line in then.format(r=r).split("\n")]
 
 
 def judging(c: A.CheckDecl, lowest: int, highest: int) -> list:

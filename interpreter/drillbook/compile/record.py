@@ -21,8 +21,8 @@ from ..runtime import CheckResult, show
 from ..steps import ABOVE, END
 from . import lower
 from .codegen import _Gen
-from .inline import (_STATE, _UNSET, MAX_DEPTH, Inliner, _build, _function, judging,
-                     spend_one)
+from .inline import (_STATE, _UNSET, MAX_DEPTH, Inliner, _build, _function, _taken_lines,
+                     judging, spend_one)
 
 
 _LOG = "    _L = ctx.log.append"      # what a step is recorded by (steps.py)
@@ -247,8 +247,9 @@ def check(program, c: A.CheckDecl, run, pad: list):
         step = g(program.step(die.name, "roll"))
         lines = ["def f(ctx, args):", f"    s = args + {g(pad)}" if pad else "    s = args",
                  _STATE.rstrip("\n"), _LOG,
-                 f"    _L(({g(program.step(c.name, 'check'))}, args))",
-                 f"    goal = {gen.gen(c.target)}",
+                 f"    _L(({g(program.step(c.name, 'check'))}, args))"]
+        lines += _taken_lines(c, gen, "_L((_END, {r}))\nreturn {r}")
+        lines += [f"    goal = {gen.gen(c.target)}",
                  "    if goal is None:", f"        no_target({g(c)}, args)"]
         if c.op == "within":
             lines += ["    if goal.low > goal.high:",

@@ -349,10 +349,11 @@ class Builder(Transformer_NonRecursive):
                           list(annotations or []))
 
     @v_args(meta=True, inline=True)
-    def check(self, meta, name, params, label, dice, modified, clamped, target, annotations):
+    def check(self, meta, name, params, label, when, dice, modified, clamped, target,
+              annotations):
         op, expr = target
         c = A.CheckDecl(self.loc(meta), str(name), params, label or A.Label(), dice, modified,
-                        clamped is not None, op, expr)
+                        clamped is not None, op, expr, when[1] if when else None)
         return self._annotate(c, annotations)
 
     @v_args(meta=True, inline=True)
