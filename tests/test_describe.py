@@ -42,7 +42,10 @@ def test_describe_one_name_in_full():
     assert "section §5.7 Order Change Table, at rulebooks/musket-and-pike/orders.drill:" in out \
         or "section §5.7 Order Change Table, at " in out
     assert "argument w: Wing" in out and "argument desired: Order" in out
-    assert "consults order_change_drm, order_change" in out
+    assert "consults changes_its_order, order_change_drm, order_change" in out
+    assert ("  roll d10 + order_change_drm(w, desired) clamped within "
+            "order_change(w.order, desired)\n") in out
+    assert "  taken only when changes_its_order(w, desired) (otherwise not taken" in out
     assert "doubt: a modified roll below 0 is read as 0" in out
 
 
