@@ -99,16 +99,19 @@ def test_run_with_given_dice_prints_the_log_step_by_step(capsys):
                 "3. stop: 6.5 (1)-(2), every charge is declared before any is resolved",
                 "4. stop if the charge may not be declared",
                 "5. 6.1(2): a charger no longer formed since it declared",
-                "6. stop: the charge lapsed: the procedure goes on",
-                "7. (3) 6.1.9", "8. (3) the charged unit chooses its reaction",
-                "9. a counter-charge chosen at (3) lapses",
-                "10. step 1: the chargers move half", "11. step 2: the defenders fire",
-                "12. step 3: other units fire", "13. step 4: the chargers test their morale",
-                "14. step 4: the result of the chargers' test",
-                "15. 6.1.8", "16. stop if the chargers failed",
-                "17. step 5: the defenders or counter-chargers test",
-                "18. step 5: the result of the defenders' test",
-                "19. the chargers close to contact"]
+                "6. a counter-charge chosen at (3) against a charge that lapsed",
+                "7. 6.1.8: a charge that lapsed never reaches contact",
+                "8. stop: the charge lapsed: the procedure goes on",
+                "9. (3) 6.1.9", "10. (3) the charged unit chooses its reaction",
+                "11. a counter-charge chosen at (3) lapses",
+                "12. 6.1(5): a Manoeuvre chosen at (3) lapses",
+                "13. step 1: the chargers move half", "14. step 2: the defenders fire",
+                "15. step 3: other units fire", "16. step 4: the chargers test their morale",
+                "17. step 4: the result of the chargers' test",
+                "18. 6.1.8", "19. stop if the chargers failed",
+                "20. step 5: the defenders or counter-chargers test",
+                "21. step 5: the result of the defenders' test",
+                "22. the chargers close to contact"]
     assert len(steps) == len(expected)
     for got, want in zip(steps, expected):
         assert got.startswith(want), (got, want)
