@@ -37,9 +37,12 @@ def _hexes(a: tuple, b: tuple) -> int:
     return max(abs(x1 - x2), abs(z1 - z2), abs((x1 + z1) - (x2 + z2)))
 
 
-def by_hand(w: dict, desired: str, roll: int) -> bool:
+def by_hand(w: dict, desired: str, roll: int) -> bool | None:
     """The same decision from the same positions: WC at 0505, the AC at 0505 or 0508, an enemy
-    unit at 0504 when the case has one."""
+    unit at 0504 when the case has one.  None: no roll is taken (the order it already has,
+    the chart's —)."""
+    if w["order"] == desired:
+        return None
     wc_at = (5, 5)
     drm = w["rating"]
     if w["ac_rating"] is not None and _hexes((5, 5) if w["ac_near"] else (5, 8), wc_at) <= 1:

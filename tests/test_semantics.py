@@ -1197,6 +1197,21 @@ def test_a_choice_given_a_value_it_does_not_offer_names_the_values_it_does(book)
     assert "one of: yes, no" in res.err
 
 
+def test_a_choice_asked_more_than_once_says_which_time_is_wrong_or_missing(book):
+    rb = book.write("rb.drill", CHOICES + """
+  define both(u: Unit, v: Unit) -> Bool "both march" = forced(u) and forced(v)
+""")
+    res = ask(book, rb, "both(u_foot, u_foot2)", "--choice", "forced_march=yes",
+              "--choice", "forced_march=maybe", state=STATE + "  u_foot2: {arm: Foot}\n")
+    assert_no_traceback(res)
+    assert ("'maybe' is not one of the options of the choice 'forced_march' (the 2nd time "
+            "this question asks it: the 2nd --choice forced_march=...)") in res.err
+    res = ask(book, rb, "both(u_foot, u_foot2)", "--choice", "forced_march=yes",
+              state=STATE + "  u_foot2: {arm: Foot}\n")
+    assert "this needs the players' choice 'forced_march', a 2nd time: 1 given" in res.err
+    assert "--choice forced_march=yes after the ones given" in res.err
+
+
 ROLLED_CHOICE = CHOICES + """
 section 3.5 "Counter-charge"
   die d6 faces 1..6

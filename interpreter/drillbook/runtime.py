@@ -551,7 +551,9 @@ class Dice:
                 made = [w.strip() for w in want.split(",")] if isinstance(want, str) else []
                 again = (" --choice ".join(f"{name}={w}" for w in made)
                          if len(made) > 1 and all(w in keys for w in made) else None)
-                fail(loc, "E611", f"'{want}' is not one of the options of the choice '{name}'",
+                fail(loc, "E611", f"'{want}' is not one of the options of the choice '{name}'"
+                     + (f" (the {_ordinal(n + 1)} time this question asks it: the {_ordinal(n + 1)} "
+                        f"--choice {name}=...)" if len(queue) > 1 or n else ""),
                      f"one of: {', '.join(keys)}" + (
                          f"; a choice made more than once takes one --choice each time, in "
                          f"order: --choice {again}" if again else ""))
@@ -574,9 +576,18 @@ class Dice:
             index = self.rng.randrange(len(options))
             self.made.append((name, keys[index]))
             return options[index]
-        fail(loc, "E612", f"this needs the players' choice '{name}' (one of: {', '.join(keys)})",
-             f"give it with --choice {name}={keys[0]}, or in an example: choose {name} = ...")
+        asked = (f", a {_ordinal(n + 1)} time: {n} given" if queue else "")
+        fail(loc, "E612", f"this needs the players' choice '{name}'{asked} (one of: "
+             f"{', '.join(keys)})",
+             f"give it with --choice {name}={keys[0]}" + (" after the ones given" if queue else "")
+             + f", or in an example: choose {name} = ...")
         return None
+
+
+def _ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th, ... 11th, 12th, 13th, 21st."""
+    tail = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{tail}"
 
 
 class ReusedDice(Dice):
