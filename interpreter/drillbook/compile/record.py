@@ -277,5 +277,5 @@ def no_target(c: A.CheckDecl, args=()):
     raise DrillError([Diagnostic(
         c.target.loc, "E609", f"check '{c.name}'" + (f" ({given})" if given else "")
         + f": its target {A.to_source(c.target)} is — here: the rules give no roll for "
-        "this case", "the chart leaves this case out (—); a rule can ask whether the "
-        "target is none before it rolls the check")])
+        "this case", "the chart leaves this case out (—); where the rules take no roll, "
+        "say so with the check's 'when' (docs/language.md, Checks)")])
