@@ -150,7 +150,8 @@ def test_a_choice_is_never_defaulted(capsys):
     code, out, err = run(capsys, "ask", BFS, "morale_test_result(tabor)", "--state", FORUM,
                          "--roll", "d10=8")
     assert code == 1
-    assert "error[E612]: this needs the players' choice 'crew_point' (one of: w1, w2, w3)" in err
+    assert ("error[E612]: this needs the players' choice 'crew_point' asked by "
+            "crew_point_wagon(u = tabor) (one of: w1, w2, w3)") in err
 
 
 def test_a_lost_close_combat_makes_the_train_test_morale_instead_of_withdrawing(capsys):

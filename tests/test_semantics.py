@@ -1204,11 +1204,13 @@ def test_a_choice_asked_more_than_once_says_which_time_is_wrong_or_missing(book)
     res = ask(book, rb, "both(u_foot, u_foot2)", "--choice", "forced_march=yes",
               "--choice", "forced_march=maybe", state=STATE + "  u_foot2: {arm: Foot}\n")
     assert_no_traceback(res)
-    assert ("'maybe' is not one of the options of the choice 'forced_march' (the 2nd time "
-            "this question asks it: the 2nd --choice forced_march=...)") in res.err
+    assert ("'maybe' is not one of the options of the choice 'forced_march' asked by "
+            "forced(u = u_foot2) (the 2nd time this question asks it: the 2nd --choice "
+            "forced_march=...)") in res.err
     res = ask(book, rb, "both(u_foot, u_foot2)", "--choice", "forced_march=yes",
               state=STATE + "  u_foot2: {arm: Foot}\n")
-    assert "this needs the players' choice 'forced_march', a 2nd time: 1 given" in res.err
+    assert ("this needs the players' choice 'forced_march' asked by forced(u = u_foot2), "
+            "a 2nd time: 1 given") in res.err
     assert "--choice forced_march=yes after the ones given" in res.err
 
 
@@ -1221,6 +1223,29 @@ section 3.5 "Counter-charge"
     Charge
     Hold
 """
+
+
+OPTIONS_BY_RULE = CHOICES + """
+section 3.6 "Orders"
+  enum Reply
+    Charge
+    Hold
+  define replies(u: Unit) -> list of Reply "the replies open to the unit" = if u.arm == Foot then [Hold] else [Charge, Hold]
+  define reply(u: Unit) -> Reply "the unit's reply" = choose answer from replies(u)
+"""
+
+
+def test_a_choice_not_open_names_the_rule_asking_and_the_rule_giving_its_options(book):
+    # GdB round 11 Q8: in a whole phase the player must see which unit's choice is wrong
+    rb = book.write("rb.drill", OPTIONS_BY_RULE)
+    res = ask(book, rb, "reply(u_foot)", "--choice", "answer=Charge", state=STATE)
+    assert_no_traceback(res)
+    assert ("'Charge' is not one of the options of the choice 'answer' asked by "
+            "reply(u = u_foot)") in res.err, res.err
+    assert "hint: one of: Hold (what replies(u_foot) gives at this point)" in res.err, res.err
+    res = ask(book, rb, "reply(u_horse)", state=STATE)
+    assert ("this needs the players' choice 'answer' asked by reply(u = u_horse) (one of: "
+            "Charge, Hold)") in res.err, res.err
 
 
 def test_odds_counts_a_given_choice_a_roll_closes_as_an_outcome_of_its_own(book):

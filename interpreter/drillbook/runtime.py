@@ -534,9 +534,11 @@ class Dice:
         if len(self.made) == snap[0] and len(self.read) == snap[1]:
             self.memo[key] = (before, after, effects, stops, self.calls - snap[4])
 
-    def choose(self, name: str, options: list, loc: Loc):
+    def choose(self, name: str, options: list, loc: Loc, asker=None):
+        """``asker``: ((rule, its parameters' names), their values) of the rule asking,
+        named when the choice cannot be made."""
         if not options:
-            fail(loc, "E610", f"the choice '{name}' has nothing to choose from")
+            fail(loc, "E610", f"the choice '{name}' has nothing to choose from{_asked_by(asker)}")
         keys = [choice_key(o) for o in options]
         queue = self.chosen.get(name)
         n = self.picks.get(name, 0)
@@ -552,9 +554,9 @@ class Dice:
                 again = (" --choice ".join(f"{name}={w}" for w in made)
                          if len(made) > 1 and all(w in keys for w in made) else None)
                 fail(loc, "E611", f"'{want}' is not one of the options of the choice '{name}'"
-                     + (f" (the {_ordinal(n + 1)} time this question asks it: the {_ordinal(n + 1)} "
+                     + _asked_by(asker) + (f" (the {_ordinal(n + 1)} time this question asks it: the {_ordinal(n + 1)} "
                         f"--choice {name}=...)" if len(queue) > 1 or n else ""),
-                     f"one of: {', '.join(keys)}" + (
+                     f"one of: {', '.join(keys)}" + _why_options(asker) + (
                          f"; a choice made more than once takes one --choice each time, in "
                          f"order: --choice {again}" if again else ""))
             self.made.append((name, want))
@@ -577,11 +579,28 @@ class Dice:
             self.made.append((name, keys[index]))
             return options[index]
         asked = (f", a {_ordinal(n + 1)} time: {n} given" if queue else "")
-        fail(loc, "E612", f"this needs the players' choice '{name}'{asked} (one of: "
-             f"{', '.join(keys)})",
+        fail(loc, "E612", f"this needs the players' choice '{name}'{_asked_by(asker)}{asked} "
+             f"(one of: {', '.join(keys)})",
              f"give it with --choice {name}={keys[0]}" + (" after the ones given" if queue else "")
              + f", or in an example: choose {name} = ...")
         return None
+
+
+def _asked_by(asker) -> str:
+    """' asked by reaction(d = fr, a = ru)': the rule making a choice, with its arguments."""
+    if not asker:
+        return ""
+    (rule, names, _), values = asker
+    args = ", ".join(f"{p} = {show(v)}" for p, v in zip(names, values))
+    return f" asked by {rule}({args})"
+
+
+def _why_options(asker) -> str:
+    """' (what reactions_open(fr, ru) gives at this point)': the call giving the options."""
+    if not asker or asker[0][2] is None:
+        return ""
+    (_, _, (call, at)), values = asker
+    return f" (what {call}({', '.join(show(values[i]) for i in at)}) gives at this point)"
 
 
 def _ordinal(n: int) -> str:

@@ -28,6 +28,7 @@ class Scope:
 
     def __init__(self, owner: str | None, params=(), entities=None):
         self.owner = owner
+        self.params = tuple(name for name, _ in params)    # the owner's, in order
         self.names: dict[str, tuple[int, Ty]] = {}
         self.size = 0
         self.entities = entities or {}     # name -> record Ty (examples, ask)
@@ -551,6 +552,13 @@ class Typer:
     def _Choose(self, e, scope):
         if scope.owner:
             self.rollers.add(scope.owner)
+            # named in E610-E612 (runtime.Dice.choose), with the call that gives the
+            # options when it reads the owner's parameters only (which explain shows)
+            o, params = e.options, scope.params
+            why = ((o.name, tuple(params.index(a.name) for a in o.args))
+                   if isinstance(o, A.Call) and all(isinstance(a, A.Name) and a.name in params
+                                                    for a in o.args) else None)
+            e.asker = (scope.owner, params, why)
         if isinstance(e.options, A.Query):
             self.expr(e.options, scope)
             return Ty("record", e.options.type_name)

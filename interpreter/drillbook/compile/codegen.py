@@ -151,8 +151,8 @@ def _roll(ctx, die, low, high, count, loc, step):
     return total
 
 
-def _choose(ctx, name, options, loc, tracer):
-    value = ctx.dice.choose(name, options, loc)
+def _choose(ctx, name, options, loc, tracer, asker=None, args=()):
+    value = ctx.dice.choose(name, options, loc, asker and (asker, args))
     if ctx.trace is not None:
         ctx.log.append((LEAF, tracer(name, value, options)))
     return value
@@ -473,10 +473,14 @@ class _Gen:
         return self.k(Range(e.low, e.high))
 
     # ------------------------------------------------------------ names
+    def _slot(self, i: int) -> str:
+        """The code of local slot ``i`` (a parameter, a query's or a let's variable)."""
+        return f"s[{int(i)}]"
+
     def _Name(self, e):
         kind = e.ref[0]
         if kind == "local":
-            return f"s[{int(e.ref[1])}]"
+            return self._slot(e.ref[1])
         if kind == "member":
             return self.k(self.p.levels[e.ref[1]][e.ref[2]])
         if kind == "option":
@@ -771,8 +775,11 @@ class _Gen:
             options = f"[_e {self._query(e.options)}]"
         else:
             options = f"list({self.gen(e.options)})"
+        asker = getattr(e, "asker", None)     # the rule asking, and its arguments
+        asked = (f", {self.k(asker)}, ({''.join(self._slot(i) + ', ' for i in range(len(asker[1])))})"
+                 if asker else "")
         return (f"_choose(ctx, {self.k(e.name)}, {options}, {self.k(e.loc)}, "
-                f"{self.k(self.p.trace_choice)})")
+                f"{self.k(self.p.trace_choice)}{asked})")
 
     def _After(self, e):
         then = ExprCompiler(self.p).expr(e.then)

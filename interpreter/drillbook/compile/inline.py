@@ -66,13 +66,12 @@ class Inliner(_Gen):
         self.present: list = []       # those of them typed as a thing that is never none
         self.consts["_U"] = _UNSET
 
-    def _Name(self, e):
-        if e.ref[0] == "local":
-            if self.subst is not None:
-                return self.subst[int(e.ref[1])]
-            if int(e.ref[1]) in self.direct:
-                return self.direct[int(e.ref[1])]
-        return super()._Name(e)
+    def _slot(self, i):
+        if self.subst is not None:
+            return self.subst[int(i)]
+        if int(i) in self.direct:
+            return self.direct[int(i)]
+        return super()._slot(i)
 
     # an innermost search or 'for' names its thing by the comprehension's own variable,
     # instead of storing it in a local slot each time (a nested one, or a body that is
