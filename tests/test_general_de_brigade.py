@@ -104,7 +104,7 @@ def test_run_with_given_dice_prints_the_log_step_by_step(capsys):
                 "8. stop: the charge lapsed: the procedure goes on",
                 "9. (3) 6.1.9", "10. (3) the charged unit chooses its reaction",
                 "11. a counter-charge chosen at (3) lapses",
-                "12. 6.1(5): a Manoeuvre chosen at (3) lapses",
+                "12. 6.1(5), 6.5 step 4: a Manoeuvre chosen at (3) lapses",
                 "13. step 1: the chargers move half", "14. step 2: the defenders fire",
                 "15. step 3: other units fire", "16. step 4: the chargers test their morale",
                 "17. step 4: the result of the chargers' test",
