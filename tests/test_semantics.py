@@ -1114,6 +1114,41 @@ def test_a_computed_argument_outside_its_parameter_range_stops(book, question, s
     assert d.line == (12 if "sum" in question else 11)
 
 
+DIE_KEYED = """
+section 1 "S"
+  die d6 faces 1..6
+  enum Result
+    Holds
+    Breaks
+  record Unit
+    shift: Int = 0
+    face: d6 = 1
+  table result(face: d6) -> Result "the result of the die"
+    | face | result |
+    | 1-3  | Holds  |
+    | 4-6  | Breaks |
+  define shifted(u: Unit) -> Result = result(u.face + u.shift)
+"""
+
+
+def test_an_argument_typed_as_a_die_must_be_one_of_its_faces(book):
+    # M&P round 12 N7: leader_replacement(10) was reported as a hole in the rulebook's
+    # table (E608); a face the die does not have is refused where it is given or computed
+    rb = book.write("rb.drill", DIE_KEYED)
+    book.write("state.yaml", "Unit:\n  u: {shift: 4}\n  v: {face: 7}\n", header=False)
+    res = ask(book, rb, "result(7)")
+    assert_located(res, "E708", "argument 'face' of result is 7, outside 1..6", path="<question>")
+    res = book.run("ask", rb, "shifted(u)", "--state", "state.yaml")
+    assert "E708" in res.err and "v.face is 7, outside 1..6" in res.err, res.err
+    book.write("state.yaml", "Unit:\n  u: {shift: 4}\n", header=False)
+    res = book.run("ask", rb, "shifted(u)", "--state", "state.yaml")
+    assert res.rc == 0 and res.out.strip() == "Breaks", res.err
+    book.write("state.yaml", "Unit:\n  u: {shift: 6}\n", header=False)
+    res = book.run("ask", rb, "shifted(u)", "--state", "state.yaml")
+    assert_located(res, "E619", "argument 'face' of result is worked out as 7, outside 1..6",
+                   path="rb.drill")
+
+
 @pytest.mark.parametrize("body, words", [
     ("  record Unit\n    x: Int\n  define t -> Int = Unit\n", "'Unit' is a record"),
     ("  enum Arm\n    Foot\n  define a -> Int = 1\n  exception e to Arm when true = 2\n",

@@ -25,12 +25,12 @@ from .runtime import Entity, State
 
 
 def bounds_of(program) -> dict:
-    """What each bounded field may hold: (low, high) for a range of numbers, a Facings for a
+    """What each bounded field may hold: (low, high) for a range of numbers or a die's faces, a Facings for a
     facing or a direction (called with a number, it says why the number is none there)."""
     model, out = program.model, {}
     for name, rec in model.of_kind(A.RecordDecl).items():
         for f in rec.fields:
-            lim = field_bound(program.board, f, model.record_types[name][f.name])
+            lim = field_bound(program.board, f, model.record_types[name][f.name], model.decls)
             if lim is not None:
                 out[(name, f.name)] = lim
     return out
@@ -227,8 +227,9 @@ class StateReader:
             except ValueError:
                 self.err(node, "E707", f"{where} must be a whole number, not '{text}'")
                 return None
-            if A.number_range(decl.type) and not decl.type.low <= n <= decl.type.high:
-                self.err(node, "E708", f"{where} is {n}, outside {decl.type.low}..{decl.type.high}")
+            lim = field_bound(None, decl, ty, self.m.decls)    # a range, or a die's faces
+            if isinstance(lim, tuple) and not lim[0] <= n <= lim[1]:
+                self.err(node, "E708", f"{where} is {n}, outside {lim[0]}..{lim[1]}")
             return n
         if t.kind == "bool":
             low = text.lower()
@@ -344,7 +345,7 @@ def check_givens(checker, givens) -> dict:
                     checker.error(node.loc, "E711", f"{g.name}.{fname} counts {g.type_name}s, "
                                   f"and {g.name} is one of them while it is being given",
                                   "give the number directly")
-            lim = field_bound(board, decls[fname], types[fname])
+            lim = field_bound(board, decls[fname], types[fname], m.decls)
             n = A.literal_int(expr)
             problem = lim is not None and n is not None and bound_problem(lim, n)
             if problem:

@@ -198,7 +198,7 @@ class Typer:
         if n is None:
             return
         decl = board_of(self.model) if strip(ty).kind == "facing" else None
-        lim = field_bound(decl and Board.declared(decl), p, ty)
+        lim = field_bound(decl and Board.declared(decl), p, ty, self.model.decls)
         problem = lim is not None and bound_problem(lim, n)
         if problem:
             self.error(arg.loc, "E708", f"argument '{p.name}' of {name} is {n}, {problem}")

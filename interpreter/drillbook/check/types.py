@@ -106,13 +106,17 @@ def join(a: Ty, b: Ty) -> Ty | None:
     return None
 
 
-def field_bound(board, f, ty: Ty):
+def field_bound(board, f, ty: Ty, decls=None):
     """What a field or a rule's parameter f (declared ``f.type``, of checked type ty) may
-    hold, or None: its range of numbers (``1..40``, ``1..40?``), or on a board (a
+    hold, or None: its range of numbers (``1..40``, ``1..40?``), the faces of a die it is
+    typed as (``face: d10``, given the model's ``decls``), or on a board (a
     ``geometry.Board``) the facings of a Facing (a counter's: the board's ``faces`` holds)
     or Direction (any direction of the map)."""
     if A.number_range(f.type):
         return A.number_range(f.type)
+    die = decls.get(f.type.name) if decls is not None and f.type.kind == "named" else None
+    if isinstance(die, A.DieDecl):
+        return die.low, die.high
     if board is not None and strip(ty).kind == "facing":
         return Facings(board, f.type.name != "Direction")
     return None

@@ -557,7 +557,8 @@ class _Gen:
         directly (the checker saw it, E708), or for a field whose declared range lies
         within the parameter's."""
         facing = p.type.kind == "named" and p.type.name in ("Facing", "Direction")
-        bound = field_bound(self.p.board if facing else None, p, FACING if facing else None)
+        bound = field_bound(self.p.board if facing else None, p, FACING if facing else None,
+                            self.p.model.decls)
         if bound is None or A.literal_int(a) is not None:
             return None
         if isinstance(bound, tuple) and isinstance(a, A.FieldOf) and a.ref \

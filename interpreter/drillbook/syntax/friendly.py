@@ -80,6 +80,20 @@ def _two_names(text: str, tok, expected):
             f"a name is one word ({a}{b}); a search is written '{a} {b} where ...'")
 
 
+def _after_inside(text: str, tok):
+    """'x and after set ...': an 'after' inside a longer expression, read as a name.
+    (start column, end column, message, hint), or None."""
+    lines = split_lines(text)
+    if not 1 <= tok.line <= len(lines):
+        return None
+    before = re.search(r"(?<![\w(])after +$", lines[tok.line - 1][:tok.column - 1])
+    if before is None or re.match(r" *(expect|=|when)? *$", lines[tok.line - 1][:before.start()]):
+        return None
+    return (before.start() + 1, before.start() + 6,
+            "'after' inside a longer expression goes in parentheses",
+            "write x and (after set u.f to 1: y), or begin with it: expect after set u.f to 1: y")
+
+
 def _match_mistake(e: UnexpectedInput):
     from . import _parser
     parser, _ = _parser()
@@ -167,7 +181,8 @@ def explain_unexpected(e: UnexpectedInput, text: str, path: str):
                       tok.end_column or tok.column + len(str(tok)))
         if mistake is None and str(tok) == "=" and _in_condition(text, tok.line, tok.column):
             mistake = _MISTAKES[0]
-        two = None if mistake or tok.type == "$END" else _two_names(text, tok, e.expected)
+        two = None if mistake or tok.type == "$END" else (
+            _after_inside(text, tok) or _two_names(text, tok, e.expected))
         if two is not None:
             start, end, message, hint = two
             return Loc(path, tok.line, start, tok.line, end), message, hint
