@@ -1283,6 +1283,21 @@ def test_a_choice_not_open_names_the_rule_asking_and_the_rule_giving_its_options
             "Charge, Hold)") in res.err, res.err
 
 
+def test_odds_completes_each_choice_a_roll_decides_to_one(book):
+    # GdB round 12 N11: 'answer = Charge' is open on a 5 or a 6 only; its distribution
+    # must say what the other rolls are, as it does when the choice is given
+    rb = book.write("rb.drill", ROLLED_CHOICE)
+    book.write("state.yaml", STATE, header=False)
+    res = book.run("odds", rb, "reply(u_foot)", "--state", "state.yaml", "--json")
+    assert res.rc == 0, res.err
+    rows = {(o["choices"], o["outcome"]): o["fraction"] for o in json.loads(res.out)["outcomes"]}
+    assert rows == {("answer = Charge", "Charge"): "1/3",
+                    ("answer = Charge", "other rolls ask other choices"): "2/3",
+                    ("answer = Hold", "Hold"): "1/1"}, rows
+    res = book.run("odds", rb, "reply(u_foot)", "--state", "state.yaml", "--lang", "ru")
+    assert "при других бросках выбор иной" in res.out, res.out
+
+
 def test_odds_counts_a_given_choice_a_roll_closes_as_an_outcome_of_its_own(book):
     rb = book.write("rb.drill", ROLLED_CHOICE)
     book.write("state.yaml", STATE, header=False)

@@ -583,8 +583,9 @@ def cmd_run(args, argv) -> int:
 def cmd_odds(args, argv) -> int:
     from .explain import outcome_label
     rb, state, rolls, options = _question_inputs(args, argv)
+    from .evaluate import with_other_choices
     t, dist = rb.odds(args.question, state, rolls, options, args.chosen)
-    rows = sorted(dist.items(), key=lambda kv: (kv[0][0], -kv[1], kv[0][1]))
+    rows = sorted(with_other_choices(dist).items(), key=lambda kv: (kv[0][0], -kv[1], kv[0][1]))
     if args.json:
         _json({"question": args.question, "type": str(t), "outcomes": [
             {"choices": str(made), "outcome": k, "fraction": f"{p.numerator}/{p.denominator}",

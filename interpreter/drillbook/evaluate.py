@@ -383,6 +383,33 @@ class NotOpen(str):
     __slots__ = ()
 
 
+OTHER_CHOICES = NotOpen("other rolls ask other choices")
+
+
+def with_other_choices(dist: dict) -> dict:
+    """``dist`` with each combination of choices completed to 1 when odds tried choices
+    with several options (every combination is a world of its own, and the worlds add up
+    to more than 1): the chance of the rolls on which that combination is not the one
+    asked (an option a roll closes: Counter open only on a good command roll) becomes the
+    outcome ``OTHER_CHOICES``.  What a path did before its first choice, or before a later
+    one (a charge that failed before any reaction was asked), belongs to every
+    combination that starts so.  With every choice given, the worlds are one
+    distribution already: ``dist`` is returned as it is."""
+    from fractions import Fraction
+    if sum(dist.values()) <= 1:
+        return dist
+    totals: dict = {}
+    for (made, _), p in dist.items():
+        totals[made] = totals.get(made, 0) + p
+    out = dict(dist)
+    for made in totals:
+        total = sum(p for before, p in totals.items() if len(before) <= len(made)
+                    and tuple(made[:len(before)]) == tuple(before))
+        if made and total < 1:
+            out[(made, OTHER_CHOICES)] = Fraction(1) - total
+    return out
+
+
 class Made(tuple):
     """The players' choices an outcome of ``odds`` was reached by, in the order made: pairs
     (choice, option as written), shown ``crew = c1, target = t2``; none made is empty."""
@@ -462,7 +489,7 @@ def enumerate_outcomes(run, rolls=None, choices=None, budget=None) -> dict:
         per[whole] = per.get(whole, 0) + n
     if not_open is not None and all(isinstance(k, NotOpen) for _, k in ways):
         fail(not_open.loc, "E611", f"'{not_open.want}' is not one of the options of the "
-             f"choice '{not_open.name}'", f"one of: {', '.join(offered)} (on no roll is it one)")
+             f"choice '{not_open.name}'{not_open.asked_by}", f"one of: {', '.join(offered)} (on no roll is it one)")
     dist = {}
     for key, per in ways.items():
         whole = lcm(*per)
@@ -493,4 +520,5 @@ def sum_distribution(low: int, high: int, count: int) -> tuple:
     return tuple((total, Fraction(n, whole)) for total, n in sums)
 
 
-__all__ = ["Rulebook", "Answer", "ExampleResult", "Made", "enumerate_outcomes", "ANY"]
+__all__ = ["Rulebook", "Answer", "ExampleResult", "Made", "enumerate_outcomes", "ANY",
+           "with_other_choices"]

@@ -597,8 +597,10 @@ def outcome_label(model, key: str, lang=None) -> str:
     if key in model.members:
         enum, i = model.members[key]
         return enum.members[i].label.show(key, lang)
-    if key in ("passed", "failed", "allowed", "refused"):
+    if key in ("passed", "failed", "allowed", "refused", "yes", "no"):
         return say(lang, key)
+    if key == "other rolls ask other choices":
+        return say(lang, "odds_other_choices")
     return key
 
 

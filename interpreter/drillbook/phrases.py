@@ -108,6 +108,9 @@ PHRASES = {
     # effects log, values
     "log_removed": {"en": "{e} is removed", "ru": "{e} удалено", "de": "{e} wird entfernt"},
     "show_not_taken": {"en": "not taken", "ru": "не проводится", "de": "nicht abgelegt"},
+    "odds_other_choices": {"en": "other rolls ask other choices",
+                           "ru": "при других бросках выбор иной",
+                           "de": "andere Würfe fragen andere Entscheidungen"},
     "show_no_roll_failed": {"en": "failed (nothing to roll)", "ru": "провалена (бросать нечего)",
                             "de": "misslungen (nichts zu würfeln)"},
     "show_no_roll_passed": {"en": "passed (no roll needed)", "ru": "пройдена (бросок не нужен)",

@@ -258,9 +258,10 @@ class ChoiceNotOpen(Exception):
     options on this path of the dice (a roll decided what is open). ``odds`` counts the
     path as an outcome of its own instead of stopping."""
 
-    def __init__(self, name, want, options, loc):
+    def __init__(self, name, want, options, loc, asker=None):
         super().__init__(name)
         self.name, self.want, self.options, self.loc = name, want, options, loc
+        self.asked_by = _asked_by(asker)      # ' asked by chosen_reaction(d = fr, ...)'
 
     def outcome(self) -> str:
         return (f"not open: {self.name} = {self.want} (the options there: "
@@ -548,7 +549,7 @@ class Dice:
             if want not in keys and isinstance(want, str) and _SAID_AS.get(want) in keys:
                 want = _SAID_AS[want]
             if want not in keys and self.path is not None and self.branches is not None:
-                raise ChoiceNotOpen(name, want, keys, loc)    # odds: an outcome of its own
+                raise ChoiceNotOpen(name, want, keys, loc, asker)    # odds: an outcome of its own
             if want not in keys:
                 made = [w.strip() for w in want.split(",")] if isinstance(want, str) else []
                 again = (" --choice ".join(f"{name}={w}" for w in made)
