@@ -87,6 +87,17 @@ RUN = ("run", GDB, "charge_sequence(fr_18e, tomsk)", "--state", CHARGE,
        "--option", "OptionalCommandRoll")
 
 
+def test_run_stopped_by_an_error_prints_the_log_up_to_it_then_the_error(capsys):
+    # round 11 Q8: a reaction not open in the middle of a phase; the player must see how
+    # far the phase got, and why Counter is closed (the charger has halted)
+    code, out, err = run(capsys, "run", GDB, "charge_phase", "--state", STATES / "charge-phase.yaml",
+                         "--choice", "reaction=Bogus")
+    assert code == 1 and "error[E611]" in err and "asked by chosen_reaction(d = " in err, err
+    assert out.startswith("Procedure: charge_phase, up to the error below"), out[:200]
+    assert "stopped by the error below" in out and "Traceback" not in err
+    assert out.index("stopped by the error below") > out.index("1. ")
+
+
 def test_run_with_given_dice_prints_the_log_step_by_step(capsys):
     code, out, err = run(capsys, *RUN, "--roll", "d6=4", "--choice", "reaction=Stand",
                          "--choice", "charger_result=Pass", "--choice", "defender_result=Waver")

@@ -567,7 +567,14 @@ def cmd_explain(args, argv) -> int:
 
 def cmd_run(args, argv) -> int:
     from .explain import answer_json, event_log
-    rb, ans = _ask(args, argv, trace=True)
+    try:
+        rb, ans = _ask(args, argv, trace=True)
+    except DrillError as e:          # the steps worked out before it, then the error
+        partial = getattr(e, "partial", None)
+        if partial is not None and not args.json and str(partial.type) == "Effects" and any(
+                n.kind == "procedure" for n in partial.trace.children):
+            _say(event_log(partial, args.lang, partial.model), "ruling")
+        raise
     if str(ans.type) != "Effects":
         raise _point(argv, f"'{args.question}' is {a_or_an(ans.type)}, not a procedure: "
                      "use ask or explain")

@@ -181,7 +181,12 @@ class Rulebook:
         at, slots, rest = ctx, [None] * size, expr       # effects are shown from the state
         if t.kind == "effects":                          # their leading 'after' parts leave
             at, slots, rest = self.program.leading_after(expr, ctx, slots)
-        value = self.program.compile_expr(rest)(at, slots)
+        try:
+            value = self.program.compile_expr(rest)(at, slots)
+        except DrillError as e:         # what was worked out before it, for run's log
+            if ctx.trace is not None:
+                e.partial = Answer(text, None, t, ctx.trace, dice.read, state, model=self.model)
+            raise
         ans = Answer(text, value, t, ctx.trace, dice.read, state, model=self.model)
         ans.unread = dice.unread()
         if t.kind == "effects":
@@ -390,9 +395,9 @@ def with_other_choices(dist: dict) -> dict:
     """``dist`` with each combination of choices completed to 1 when odds tried choices
     with several options (every combination is a world of its own, and the worlds add up
     to more than 1): the chance of the rolls on which that combination is not the one
-    asked (an option a roll closes: Counter open only on a good command roll) becomes the
+    asked (an option a roll closes: one open only on a good roll) becomes the
     outcome ``OTHER_CHOICES``.  What a path did before its first choice, or before a later
-    one (a charge that failed before any reaction was asked), belongs to every
+    one (a roll that ended the question before any choice was asked), belongs to every
     combination that starts so.  With every choice given, the worlds are one
     distribution already: ``dist`` is returned as it is."""
     from fractions import Fraction

@@ -283,6 +283,9 @@ def _step(node: Trace, n: int, depth: int, lang) -> list:
         return [f"{pad}{n}. {title}: {word}"]
     if node.detail.get("skipped"):
         return [f"{pad}{n}. {title}: " + say(lang, "skipped")]
+    if node.detail.get("failed"):
+        return [f"{pad}{n}. {title}: " + say(lang, "step_failed")] + _kids(node.children,
+                                                                         depth + 1, lang)
     out = [f"{pad}{n}. {title}"]
     out += _kids(node.children, depth + 1, lang)
     for text in _step_log(node, lang):
@@ -293,11 +296,15 @@ def _step(node: Trace, n: int, depth: int, lang) -> list:
 
 
 def event_log(answer, lang=None, model=None) -> str:
-    """A procedure's run as an event log: each step, the dice it read, what changed."""
+    """A procedure's run as an event log: each step, the dice it read, what changed; for
+    the ``partial`` answer of an error (``Rulebook.ask``), the steps before it, the step
+    it stopped in last."""
     _SAID.set(set())
     model = model if model is not None else getattr(answer, "model", None)
     _VARIANT.set(_variant_files(model))
     lines = [say(lang, "procedure", q=answer.question)]
+    if answer.value is None:
+        lines[0] = say(lang, "log_before_error", q=answer.question)
     for node in answer.trace.children:
         if node.kind != "procedure":
             lines += _node(node, 1, lang)

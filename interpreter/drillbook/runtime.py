@@ -261,7 +261,7 @@ class ChoiceNotOpen(Exception):
     def __init__(self, name, want, options, loc, asker=None):
         super().__init__(name)
         self.name, self.want, self.options, self.loc = name, want, options, loc
-        self.asked_by = _asked_by(asker)      # ' asked by chosen_reaction(d = fr, ...)'
+        self.asked_by = _asked_by(asker)      # ' asked by reply(u = u_foot)'
 
     def outcome(self) -> str:
         return (f"not open: {self.name} = {self.want} (the options there: "
@@ -588,7 +588,7 @@ class Dice:
 
 
 def _asked_by(asker) -> str:
-    """' asked by reaction(d = fr, a = ru)': the rule making a choice, with its arguments."""
+    """' asked by reply(u = u_foot)': the rule making a choice, with its arguments."""
     if not asker:
         return ""
     (rule, names, _), values = asker
@@ -597,7 +597,7 @@ def _asked_by(asker) -> str:
 
 
 def _why_options(asker) -> str:
-    """' (what reactions_open(fr, ru) gives at this point)': the call giving the options."""
+    """' (what replies(u_foot) gives at this point)': the call giving the options."""
     if not asker or asker[0][2] is None:
         return ""
     (_, _, (call, at)), values = asker

@@ -390,7 +390,7 @@ class Program:
                     first, state, done = resumed
                 frame = [token]                 # where the replays that take another face
                 ctx.dice.frames.append(frame)   # or option in this step resume
-            key = None
+            key = step_node = None
             try:
                 for i, (st, when, value) in enumerate(steps):
                     if i < first:
@@ -434,6 +434,10 @@ class Program:
                         ctx.dice.step_done(key, snap_at, before, state, effects, stops)
                     if stops:
                         break
+            except DrillError:
+                if step_node is not None:       # run's log before the error ends here
+                    step_node.detail["failed"] = True
+                raise
             finally:
                 if node is not None:
                     ctx.leave()
