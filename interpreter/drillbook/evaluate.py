@@ -494,7 +494,8 @@ def enumerate_outcomes(run, rolls=None, choices=None, budget=None) -> dict:
         per[whole] = per.get(whole, 0) + n
     if not_open is not None and all(isinstance(k, NotOpen) for _, k in ways):
         fail(not_open.loc, "E611", f"'{not_open.want}' is not one of the options of the "
-             f"choice '{not_open.name}'{not_open.asked_by}", f"one of: {', '.join(offered)} (on no roll is it one)")
+             f"choice '{not_open.name}'{not_open.asked_by}",
+             f"one of: {', '.join(offered)} (on no roll is it one)")
     dist = {}
     for key, per in ways.items():
         whole = lcm(*per)

@@ -606,7 +606,8 @@ def outcome_label(model, key: str, lang=None) -> str:
         return enum.members[i].label.show(key, lang)
     if key in ("passed", "failed", "allowed", "refused", "yes", "no"):
         return say(lang, key)
-    if key == "other rolls ask other choices":
+    from .evaluate import OTHER_CHOICES
+    if key == OTHER_CHOICES:
         return say(lang, "odds_other_choices")
     return key
 

@@ -536,8 +536,9 @@ class Dice:
             self.memo[key] = (before, after, effects, stops, self.calls - snap[4])
 
     def choose(self, name: str, options: list, loc: Loc, asker=None):
-        """``asker``: ((rule, its parameters' names), their values) of the rule asking,
-        named when the choice cannot be made."""
+        """``asker``: ((rule, its parameters' names, the call giving the options or
+        None), the parameters' values) of the rule asking, named when the choice cannot
+        be made (``_asked_by``, ``_why_options``)."""
         if not options:
             fail(loc, "E610", f"the choice '{name}' has nothing to choose from{_asked_by(asker)}")
         keys = [choice_key(o) for o in options]
@@ -555,8 +556,9 @@ class Dice:
                 again = (" --choice ".join(f"{name}={w}" for w in made)
                          if len(made) > 1 and all(w in keys for w in made) else None)
                 fail(loc, "E611", f"'{want}' is not one of the options of the choice '{name}'"
-                     + _asked_by(asker) + (f" (the {_ordinal(n + 1)} time this question asks it: the {_ordinal(n + 1)} "
-                        f"--choice {name}=...)" if len(queue) > 1 or n else ""),
+                     + _asked_by(asker) + (f" (the {_ordinal(n + 1)} time this question asks it: "
+                                           f"the {_ordinal(n + 1)} --choice {name}=...)"
+                                           if len(queue) > 1 or n else ""),
                      f"one of: {', '.join(keys)}" + _why_options(asker) + (
                          f"; a choice made more than once takes one --choice each time, in "
                          f"order: --choice {again}" if again else ""))

@@ -25,8 +25,9 @@ from .runtime import Entity, State
 
 
 def bounds_of(program) -> dict:
-    """What each bounded field may hold: (low, high) for a range of numbers or a die's faces, a Facings for a
-    facing or a direction (called with a number, it says why the number is none there)."""
+    """What each bounded field may hold: (low, high) for a range of numbers or a die's
+    faces, a Facings for a facing or a direction (called with a number, it says why the
+    number is none there)."""
     model, out = program.model, {}
     for name, rec in model.of_kind(A.RecordDecl).items():
         for f in rec.fields:

@@ -777,8 +777,8 @@ class _Gen:
         else:
             options = f"list({self.gen(e.options)})"
         asker = getattr(e, "asker", None)     # the rule asking, and its arguments
-        asked = (f", {self.k(asker)}, ({''.join(self._slot(i) + ', ' for i in range(len(asker[1])))})"
-                 if asker else "")
+        values = "".join(self._slot(i) + ", " for i in range(len(asker[1]))) if asker else ""
+        asked = f", {self.k(asker)}, ({values})" if asker else ""
         return (f"_choose(ctx, {self.k(e.name)}, {options}, {self.k(e.loc)}, "
                 f"{self.k(self.p.trace_choice)}{asked})")
 
