@@ -218,7 +218,9 @@ def test_odds_over_many_choices_stop_at_the_outcome_limit(book):
 
 def _rolling_units(book, units: int):
     """A rulebook whose units each roll a d6 (``hits`` counts the hits; ``busy`` also does
-    100 loop steps per unit), and a state of ``units`` of them."""
+    about 100 loop steps per unit, as many as 99 + its face: a loop's length reads the
+    face, so odds replay every face of it instead of counting faces alike once), and a
+    state of ``units`` of them."""
     book.write("rulebook.drill", """\
         section 1 "S"
           die d6 faces 1..6
@@ -226,7 +228,7 @@ def _rolling_units(book, units: int):
             n: Int
           check hit(u: U) = roll d6 at least 4
           define hits -> Int = count(U u where hit(u).passed)
-          define busy -> Int = count(U u where hit(u).passed and sum(x for x from 1 to 100) > 0)
+          define busy -> Int = count(U u where sum(x for x from 1 to 99 + hit(u).roll) > 0 and hit(u).passed)
         """)
     state = "U:\n" + "".join(f"  u{i}: {{n: {i}}}\n" for i in range(units))
     (book.root / "s.yaml").write_text(state, encoding="utf-8")

@@ -177,3 +177,75 @@ def test_sum_distribution_is_the_convolution():
     dist = dict(sum_distribution(1, 6, 2))
     assert dist[7] == Fraction(1, 6) and dist[2] == Fraction(1, 36) and sum(dist.values()) == 1
     assert len(sum_distribution(1, 6, 8)) == 41
+
+
+# Faces alike (faces.py): a face every comparison answers as it answered another face is
+# counted with that face's outcomes, not replayed.  Everything else done with a face must
+# replay it: each question here uses a die another way, and must agree with single faces.
+FACES = """\
+rulebook "Faces" edition "1" languages en
+
+section 1 "Faces"
+  die d6 faces 1..6
+  scale Morale
+    Steady
+    Shaken
+    Broken
+    Routed
+  record Unit
+    hits: 0..20 = 0
+    morale: Morale = Steady
+  table by_face(f: d6) -> Int
+    | f   | value |
+    | 1-2 | 0     |
+    | 3-5 | 1     |
+    | 6   | 3     |
+  check volley(u: Unit) = roll 2 d6 + u.hits at least 9
+  define worse(u: Unit) -> Morale = next(u.morale, roll d6 - 3)
+  define hit_after(u: Unit) -> Bool = after add roll d6 to u.hits: u.hits >= 4
+"""
+
+
+@pytest.mark.parametrize("question", [
+    "roll d6 >= 4", "roll d6 + 2 > 5", "2 - roll d6 < 0", "-(roll d6) <= -5",
+    "roll d6 * 2 >= 7", "roll d6 * 0", "roll d6 in [2, 4, 6]", "by_face(roll d6)",
+    "[10, 20, 30, 40, 50, 60][roll d6 - 1]", "sum(i for i from 1 to roll d6)",
+    "abs(roll d6 - 4)", "min(roll d6, 3)", "max(roll d6, 3) == 3", "roll d6 + roll d6 >= 7",
+    "if roll d6 == 1 then 0 else roll d6", "roll d6", "volley(u).passed",
+    "volley(u).passed_by", "worse(u)", "hit_after(u)",
+    "after add roll d6 to u.hits: u.hits", "[roll d6 > 3, roll d6 > 4]"])
+def test_faces_alike_agree_with_single_faces(tmp_path, question):
+    (tmp_path / "rulebook.drill").write_text(FACES, encoding="utf-8")
+    (tmp_path / "state.yaml").write_text("Unit:\n  u: {hits: 1}\n", encoding="utf-8")
+    rb = Rulebook.open(str(tmp_path))
+    state = rb.state(str(tmp_path / "state.yaml"))
+    fn, _, size, _ = rb.question(question, state)
+    for rolls in (None, {"d6": [6]}):
+        old, new = both_ways(fn, size, state, frozenset(), rolls, cap=100_000)
+        assert new == old
+        assert new == enumerate_outcomes(
+            lambda dice: fn(Ctx(state, dice, frozenset()), [None] * size), rolls, alike=False)
+
+
+@pytest.mark.parametrize("question, replays", [
+    ("roll d6 >= 4", 2), ("roll 8 d6 at most 30", 2), ("roll 2 d6 + 1 >= 8", 2),
+    ("by_face(roll d6)", 6), ("roll d6 >= 4 and roll d6 >= 3", 3)])
+def test_faces_alike_are_replayed_once(tmp_path, question, replays):
+    """A die only compared with numbers is replayed once per way the comparisons go; one
+    looked up in a table is replayed once per face."""
+    (tmp_path / "rulebook.drill").write_text(FACES.replace(
+        '  define worse', '  check many(u: Unit) = roll 8 d6 at most 30\n  define worse'),
+        encoding="utf-8")
+    (tmp_path / "state.yaml").write_text("Unit:\n  u: {hits: 1}\n", encoding="utf-8")
+    rb = Rulebook.open(str(tmp_path))
+    state = rb.state(str(tmp_path / "state.yaml"))
+    fn, _, size, _ = rb.question(question.replace("roll 8 d6 at most 30", "many(u).passed"),
+                                 state)
+    runs = []
+
+    def run(dice):
+        runs.append(dice.path)
+        return fn(Ctx(state, dice, frozenset()), [None] * size)
+    enumerate_outcomes(run)
+    assert len(runs) == replays, runs
+

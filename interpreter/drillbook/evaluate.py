@@ -219,14 +219,14 @@ class Rulebook:
         evaluate.trace = None
         return evaluate
 
-    def odds(self, text, state, rolls=None, options=frozenset(), choices=None):
+    def odds(self, text, state, rolls=None, options=frozenset(), choices=None, alike=True):
         """Exact distribution of the question's value over every die not given, for each
-        combination of the players' choices not given."""
+        combination of the players' choices not given (``alike``: see enumerate_outcomes)."""
         fn, t, size, _ = self.question(text, state)
         budget = Budget(MAX_ODDS_WORK)   # one budget of work for every run of the enumeration
         return t, enumerate_outcomes(
             lambda dice: fn(Ctx(state, dice, options, budget=budget), [None] * size),
-            rolls, choices, budget)
+            rolls, choices, budget, alike)
 
     # ------------------------------------------------------------ examples
     def run_examples(self, only: str | None = None, trace: bool = False) -> list[ExampleResult]:
@@ -424,7 +424,7 @@ class Made(tuple):
         return ", ".join(f"{c} = {k}" for c, k in self)
 
 
-def enumerate_outcomes(run, rolls=None, choices=None, budget=None) -> dict:
+def enumerate_outcomes(run, rolls=None, choices=None, budget=None, alike=True) -> dict:
     """Run ``run(dice)`` over every face of every die it reads and every option of every
     choice it asks for; return {(choices made, outcome): Fraction}, the choices made a
     ``Made``.  Dice are weighed by
@@ -434,6 +434,12 @@ def enumerate_outcomes(run, rolls=None, choices=None, budget=None) -> dict:
     of k dice read together is one step weighed by its convolved distribution, and the calls
     the question remembers are shared by the replays that reach them with the same path
     (``Dice.remembered``), so a replay evaluates only what its last step changed.
+
+    Faces alike are replayed once (``alike``, see faces.py): after the replays that follow
+    one face of a die, each other face that every comparison those replays made with it
+    would have answered the same way is counted with that face's outcomes, weighed by its
+    own chance, instead of being replayed.  ``alike=False`` replays every face (the tests
+    compare the two).
 
     Every 1,000 replays the enumeration foresees how many it needs: each replay stands for a
     share of the tree of faces and choices (a branch of b alternatives gives each 1/b of its
@@ -447,15 +453,26 @@ def enumerate_outcomes(run, rolls=None, choices=None, budget=None) -> dict:
     # numbers of faces read), and each outcome's chances are summed per whole; the
     # fractions are made once at the end: exact, without a gcd per path.
     ways: dict[tuple, dict] = {}           # outcome -> {whole: ways}
+    counted: list = []                     # (outcome, whole, ways) in the order counted
     not_open = None                        # the first given choice a path did not offer
     offered: dict = {}                     # the options of the paths that did not offer it
     memo: dict = {}
     known: dict = {}                       # the texts of the effects shown so far
-    stack = [((), 1, 1, 1.0)]
+    stack: list = [((), 1, 1, 1.0, {})]   # paths to replay, and _Alike marks (see below)
     runs, covered = 0, 0.0     # covered: the share of the tree of replays gone through
     foresee_at = 1000          # (a replay may count several: the paths it went on past)
+
+    def count(key, whole, n):
+        per = ways.setdefault(key, {})
+        per[whole] = per.get(whole, 0) + n
+        counted.append((key, whole, n))
     while stack:
-        path, n, whole, share = stack.pop()
+        top = stack.pop()
+        if top.__class__ is _Alike:       # every replay after one face of a die is done
+            share = top.next_face(stack, count, counted)
+            covered += share
+            continue
+        path, n, whole, share, groups = top
         runs += 1
         if runs > MAX_OUTCOMES:
             too_many_outcomes(MAX_OUTCOMES)
@@ -469,29 +486,36 @@ def enumerate_outcomes(run, rolls=None, choices=None, budget=None) -> dict:
         dice = Dice(rolls, path=path, chosen=choices)
         dice.memo, dice.runs, dice.limit = memo, runs, MAX_OUTCOMES
         dice.branches, dice.frames = [], []
+        if alike:
+            dice.groups = dict(groups)
         try:
             value = run(dice)
         except ChoiceNotOpen as e:        # a given choice a roll closed on this path
             value, not_open = NotOpen(e.outcome()), not_open or e
             offered.update(dict.fromkeys(e.options))
         runs = dice.runs
+        made = Made((c, str(k)) for c, k in dice.made)
+        key = (made, outcome_key(value, known))      # (may tell a face's group something)
         for at, what in dice.branches:     # the faces and options this replay did not take
             start = dice.path[:at]
+            before = {s: g for s, g in dice.groups.items() if s < at} if alike else None
             if len(what) == 1:             # a choice: each option is weighed alike
                 share /= len(what[0])
                 for i in range(len(what[0]) - 1, 0, -1):
-                    stack.append((start + (i,), n, whole, share))
+                    stack.append((start + (i,), n, whole, share, before))
                 continue
             sums, faces = sum_ways(*what)
             whole *= faces
             share /= len(sums)
-            for f, k in reversed(sums[1:]):
-                stack.append((start + (f,), n * k, whole, share))
+            if alike:
+                stack.append(_Alike(dice.groups[at], start, sums, n, whole, share, before,
+                                    len(counted)))
+            else:
+                for f, k in reversed(sums[1:]):
+                    stack.append((start + (f,), n * k, whole, share, None))
             n *= sums[0][1]
         covered += share
-        made = Made((c, str(k)) for c, k in dice.made)
-        per = ways.setdefault((made, outcome_key(value, known)), {})
-        per[whole] = per.get(whole, 0) + n
+        count(key, whole, n)
     if not_open is not None and all(isinstance(k, NotOpen) for _, k in ways):
         fail(not_open.loc, "E611", f"'{not_open.want}' is not one of the options of the "
              f"choice '{not_open.name}'{not_open.asked_by}",
@@ -501,6 +525,42 @@ def enumerate_outcomes(run, rolls=None, choices=None, budget=None) -> dict:
         whole = lcm(*per)
         dist[key] = Fraction(sum(k * (whole // w) for w, k in per.items()), whole)
     return dist
+
+
+class _Alike:
+    """The faces of one die read on one path, tried in increasing order: the face being
+    replayed (the replays after it on the stack above this mark), and for each face
+    replayed so far, what its replays asked of it and the outcomes they counted."""
+    __slots__ = ("group", "start", "faces", "n", "whole", "share", "groups", "since",
+                 "face", "tried")
+
+    def __init__(self, group, start, sums, n, whole, share, groups, since):
+        self.group, self.start, self.n, self.whole, self.share = group, start, n, whole, share
+        self.groups, self.since = groups, since     # where its outcomes start in ``counted``
+        self.face, self.faces = sums[0], list(reversed(sums[1:]))
+        self.tried = []
+
+    def next_face(self, stack, count, counted) -> float:
+        """Close the face replayed; count the faces alike to one tried, up to the next that
+        is not, which is pushed to be replayed (with this mark under it).  Returns the
+        share of the tree the faces counted without a replay stand for."""
+        group, (face, k) = self.group, self.face
+        self.tried.append((face, k, frozenset(group.tests), group.opaque, counted[self.since:]))
+        share = 0.0
+        while self.faces:
+            f, kf = self.faces.pop()
+            like = next((t for t in self.tried if not t[3] and group.same(t[2], f, t[0])), None)
+            if like is None:
+                group.tests, group.opaque = set(), False
+                self.face, self.since = (f, kf), len(counted)
+                stack.append(self)
+                stack.append((self.start + (f,), self.n * kf, self.whole, self.share,
+                              {**self.groups, len(self.start): group}))
+                return share
+            for key, whole, n in like[4]:  # its outcomes, weighed by this face's ways
+                count(key, whole, n // like[1] * kf)
+            share += self.share
+        return share
 
 
 @lru_cache(maxsize=256)

@@ -9,6 +9,7 @@ from itertools import islice
 from dataclasses import dataclass, field
 
 from .errors import DrillError, Loc, fail
+from .faces import Face, Group, plain
 from .limits import Budget
 from .steps import CLOSE, Logged, Trace
 
@@ -218,7 +219,7 @@ class State:
                 log.append((eff, say(lang, "log_removed", e=eff.entity)))
                 continue
             old = ent.fields[eff.field]
-            new = old + eff.value if eff.kind == "add" else eff.value
+            new = plain(old + eff.value if eff.kind == "add" else eff.value)
             lim = self.bounds.get((ent.type, eff.field))
             if lim is not None and isinstance(new, int) and not isinstance(new, bool):
                 if isinstance(lim, tuple) and not lim[0] <= new <= lim[1]:
@@ -306,6 +307,7 @@ class Dice:
     runs = 0                         # when enumerating: replays so far, as if one per path,
     limit = 0                        # and how many may be
     frames = ()                      # when enumerating: the procedures running, innermost last
+    groups = None                    # when enumerating: step -> the Group of the die read there
 
     def __init__(self, given=None, seed=None, path=None, where: Loc | None = None, chosen=None):
         self.given = given or {}         # die -> faces in order; never changed here
@@ -342,13 +344,13 @@ class Dice:
             if self.step < len(self.path):
                 face = self.path[self.step]
                 self.step += 1
-                self.read.append((die, face, "enumerated"))
-                return face
-            if self.branches is None:
+            elif self.branches is None:
                 raise NeedRoll(die, low, high)
-            face = self._branch((low, high, 1))
+            else:
+                face = self._branch((low, high, 1))
             self.read.append((die, face, "enumerated"))
-            return face
+            group = self.groups and self.groups.get(self.step - 1)
+            return face if group is None else Face(face, group)
         if self.rng is not None:
             face = self.rng.randint(low, high)
             self.read.append((die, face, "drawn"))
@@ -362,6 +364,7 @@ class Dice:
         """The sum of ``count`` rolls of a die.  Given faces are read one by one, as
         ``roll`` reads them; when enumerating, the dice left are one step whose faces
         are the possible sums (``odds`` weighs them by their convolved distribution)."""
+        count = plain(count)
         if self.path is None or count == 1:
             total = 0
             for _ in range(count):
@@ -383,7 +386,8 @@ class Dice:
         else:
             face = self._branch((low, high, count))
         self.read.append((f"{count}{die}", face, "enumerated"))
-        return total + face
+        group = self.groups and self.groups.get(self.step - 1)
+        return total + (face if group is None else Face(face, group))
 
     def _branch(self, what) -> int:
         """Enumerating, the path ends where a die or a choice is read: this replay goes on
@@ -396,6 +400,8 @@ class Dice:
         for frame in reversed(self.frames):
             self.procedure_stopped(*frame)
         self.branches.append((self.step, what))
+        if self.groups is not None and len(what) == 3:     # a die: its faces' group
+            self.groups[self.step] = Group()
         first = what[0] * what[2] if len(what) == 3 else 0
         self.path = self.path + (first,)
         self.step += 1

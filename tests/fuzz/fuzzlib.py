@@ -443,16 +443,27 @@ def _ask_all(case, rb, st):
         except DrillError as e:
             out.append(("error", e.render()))
     if case.get("odds"):
-        try:
-            _, dist = rb.odds(q, st, rolls, options)
-            out.append(("ok", repr(sorted(dist.items()))[:200]))
-        except DrillError as e:
-            out.append(("error", e.render()))
+        for alike in (True, False):       # faces alike counted once, then every face replayed
+            try:
+                _, dist = rb.odds(q, st, rolls, options, alike=alike)
+                out.append(("ok", repr(sorted(dist.items()))))
+            except DrillError as e:
+                out.append(("error", e.render()))
+        limited = out[-1][0] == "error" and re.search(r"\b(E802|E525)\b", out[-1][1])
+        if out[-1] != out[-2] and not limited:     # (replaying every face costs more)
+            raise _Unalike(f"odds with faces alike counted once: {out[-2][1][:300]}\n"
+                           f"every face replayed: {out[-1][1][:300]}")
+        kind, text = out[-2]
+        out[-2:] = [(kind, text[:200] if kind == "ok" else text)]
     return out
 
 
 class _TooLong(Exception):
     pass
+
+
+class _Unalike(Exception):
+    """``odds`` counting faces alike once gave another distribution than replaying each."""
 
 
 def run_question(case: dict) -> list[Failure]:
@@ -471,6 +482,8 @@ def run_question(case: dict) -> list[Failure]:
         return [Failure("memory", "memory:question", f"{head}: more than 1 GB")]
     except _TooLong as e:
         return [Failure("output", "output:ruling", f"{head}: a ruling of {e} characters")]
+    except _Unalike as e:
+        return [Failure("odds", "odds:alike", f"{head}\n{e}")]
     except RecursionError:
         return [Failure("internal", "E998:RecursionError", head)]
     except Exception as e:               # noqa: BLE001 - an internal error

@@ -370,7 +370,7 @@ class Inliner(_Gen):
         pair_ids, pair_at = self.hold(ids_code), self.hold(index_code)
         ids, at = pair_ids[0], pair_at[0]
         return (f"(E.get({ids}[{at}]) if {self.binding(pair_ids, pair_at)}"
-                f"{ids} is not None and {at} is not None and 0 <= {at} < len({ids}) "
+                f"{ids} is not None and {at}.__class__ is int and 0 <= {at} < len({ids}) "
                 f"else _thing_at(ctx, {ids}, {at}, {loc}))")       # is said by the helper
 
     def _field(self, e):
