@@ -453,7 +453,8 @@ def enumerate_outcomes(run, rolls=None, choices=None, budget=None, alike=True) -
     # numbers of faces read), and each outcome's chances are summed per whole; the
     # fractions are made once at the end: exact, without a gcd per path.
     ways: dict[tuple, dict] = {}           # outcome -> {whole: ways}
-    counted: list = []                     # (outcome, whole, ways) in the order counted
+    sums: list = []       # per face of a die being replayed: {(outcome, whole): ways} of
+                          # its replays so far, innermost last (see _Alike)
     not_open = None                        # the first given choice a path did not offer
     offered: dict = {}                     # the options of the paths that did not offer it
     memo: dict = {}
@@ -465,11 +466,13 @@ def enumerate_outcomes(run, rolls=None, choices=None, budget=None, alike=True) -
     def count(key, whole, n):
         per = ways.setdefault(key, {})
         per[whole] = per.get(whole, 0) + n
-        counted.append((key, whole, n))
+        if sums:
+            inner = sums[-1]
+            inner[key, whole] = inner.get((key, whole), 0) + n
     while stack:
         top = stack.pop()
         if top.__class__ is _Alike:       # every replay after one face of a die is done
-            share = top.next_face(stack, count, counted)
+            share = top.next_face(stack, count, sums)
             covered += share
             continue
         path, n, whole, share, groups = top
@@ -504,16 +507,16 @@ def enumerate_outcomes(run, rolls=None, choices=None, budget=None, alike=True) -
                 for i in range(len(what[0]) - 1, 0, -1):
                     stack.append((start + (i,), n, whole, share, before))
                 continue
-            sums, faces = sum_ways(*what)
+            sums_at, faces = sum_ways(*what)
             whole *= faces
-            share /= len(sums)
+            share /= len(sums_at)
             if alike:
-                stack.append(_Alike(dice.groups[at], start, sums, n, whole, share, before,
-                                    len(counted)))
+                stack.append(_Alike(dice.groups[at], start, sums_at, n, whole, share, before))
+                sums.append({})
             else:
-                for f, k in reversed(sums[1:]):
+                for f, k in reversed(sums_at[1:]):
                     stack.append((start + (f,), n * k, whole, share, None))
-            n *= sums[0][1]
+            n *= sums_at[0][1]
         covered += share
         count(key, whole, n)
     if not_open is not None and all(isinstance(k, NotOpen) for _, k in ways):
@@ -529,36 +532,41 @@ def enumerate_outcomes(run, rolls=None, choices=None, budget=None, alike=True) -
 
 class _Alike:
     """The faces of one die read on one path, tried in increasing order: the face being
-    replayed (the replays after it on the stack above this mark), and for each face
-    replayed so far, what its replays asked of it and the outcomes they counted."""
-    __slots__ = ("group", "start", "faces", "n", "whole", "share", "groups", "since",
-                 "face", "tried")
+    replayed (the replays after it on the stack above this mark; what they count is summed
+    in the innermost of ``sums``), and for each face replayed so far, what its replays
+    asked of it and what they counted."""
+    __slots__ = ("group", "start", "faces", "n", "whole", "share", "groups", "face", "tried")
 
-    def __init__(self, group, start, sums, n, whole, share, groups, since):
+    def __init__(self, group, start, faces, n, whole, share, groups):
         self.group, self.start, self.n, self.whole, self.share = group, start, n, whole, share
-        self.groups, self.since = groups, since     # where its outcomes start in ``counted``
-        self.face, self.faces = sums[0], list(reversed(sums[1:]))
+        self.groups, self.face, self.faces = groups, faces[0], list(reversed(faces[1:]))
         self.tried = []
 
-    def next_face(self, stack, count, counted) -> float:
+    def next_face(self, stack, count, sums) -> float:
         """Close the face replayed; count the faces alike to one tried, up to the next that
         is not, which is pushed to be replayed (with this mark under it).  Returns the
         share of the tree the faces counted without a replay stand for."""
         group, (face, k) = self.group, self.face
-        self.tried.append((face, k, frozenset(group.tests), group.opaque, counted[self.since:]))
+        done = sums.pop()
+        if sums:                           # a face's outcomes are its enclosing face's too
+            outer = sums[-1]
+            for at, n in done.items():
+                outer[at] = outer.get(at, 0) + n
+        self.tried.append((face, k, frozenset(group.tests), group.opaque, done))
         share = 0.0
         while self.faces:
             f, kf = self.faces.pop()
             like = next((t for t in self.tried if not t[3] and group.same(t[2], f, t[0])), None)
             if like is None:
                 group.tests, group.opaque = set(), False
-                self.face, self.since = (f, kf), len(counted)
+                self.face = (f, kf)
+                sums.append({})
                 stack.append(self)
                 stack.append((self.start + (f,), self.n * kf, self.whole, self.share,
                               {**self.groups, len(self.start): group}))
                 return share
-            for key, whole, n in like[4]:  # its outcomes, weighed by this face's ways
-                count(key, whole, n // like[1] * kf)
+            for (key, whole), n in like[4].items():   # its outcomes, weighed by this face's
+                count(key, whole, n // like[1] * kf)   # ways
             share += self.share
         return share
 
