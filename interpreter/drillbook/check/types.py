@@ -99,6 +99,12 @@ def join(a: Ty, b: Ty) -> Ty | None:
     sa, sb = strip(a), strip(b)
     if {sa.kind, sb.kind} == {"facing", "int"}:
         return FACING
+    if sa.kind == "list" and sb.kind == "list":      # [] meets a list of anything
+        inner = join(sa.inner, sb.inner)
+        if inner is None:
+            return None
+        both = Ty("list", inner=inner)
+        return Ty("opt", inner=both) if "opt" in (a.kind, b.kind) else both
     for u, other in ((sa, sb), (sb, sa)):
         if u.kind == "union" and (other.kind == "int" or (other.kind == "enum" and
                                                            other.name == u.name)):
