@@ -389,3 +389,20 @@ def test_the_bundled_states_agree_with_their_rulebooks(capsys):
         for state in sorted((book / "states").glob("*.yaml")):
             code, out, err = run(capsys, "ask", book, "1", "--state", state)
             assert code == 0 and "warning" not in err, (state, err)
+
+
+def test_run_of_a_rule_of_effects_lists_what_it_changed(capsys, tmp_path):
+    """`run` of a rule that gives effects (not a procedure) prints its steps and then what
+    the effects changed, each with its section, headed as a rule's effects (round 13 T4:
+    it printed "Procedure:" and no change at all)."""
+    state = tmp_path / "connect.yaml"
+    state.write_text("Army:\n  cossacks: {regiments: 3}\nUnit:\n"
+                     "  t3: {at: [80, 20], army: cossacks, type: Wagons, wagon_train: true, "
+                     "order: Defense, maneuvers_left: 2}\n"
+                     "Wagon:\n  c: {at: [80, 20], unit: t3, type: WarWagon, crew: 3}\n",
+                     encoding="utf-8")
+    code, out, err = run(capsys, "run", BFS, "connect_wagons(t3)", "--state", state)
+    assert code == 0, err
+    assert out.startswith("Effects of: connect_wagons(t3)\n"), out[:200]
+    assert "  - t3.prepared: no → yes (§7.3 Connecting and Preparing for Defence)" in out, out
+    assert "  - t3.maneuvers_left: 2 → 0 (§9 Maneuvers)" in out, out

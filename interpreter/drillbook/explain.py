@@ -93,17 +93,23 @@ def ruling(answer, lang=None, model=None) -> str:
     for node in answer.trace.children:
         lines += _node(node, 1, lang)
     lines += _doubt_lines(answer, model, lang)
-    if answer.log:
-        lines.append("")
-        lines.append(say(lang, "effects"))
-        for (eff, _), text in zip(answer.log, effects_log(answer, lang)):
-            where = cite(effect_section(answer, eff), lang)
-            lines.append(f"  - {text}" + (f" ({where})" if where else ""))
+    lines += _effects_lines(answer, lang)
     secs = sections_of(answer.trace)
     if secs:
         lines.append("")
         lines.append(say(lang, "cited", s="; ".join(cite_section(s, lang) for s in secs)))
     return "\n".join(lines)
+
+
+def _effects_lines(answer, lang) -> list:
+    """What the answer's effects changed in the state, each with the section it cites."""
+    if not answer.log:
+        return []
+    lines = ["", say(lang, "effects")]
+    for (eff, _), text in zip(answer.log, effects_log(answer, lang)):
+        where = cite(effect_section(answer, eff), lang)
+        lines.append(f"  - {text}" + (f" ({where})" if where else ""))
+    return lines
 
 
 def _dice(dice, lang) -> str:
@@ -305,13 +311,18 @@ def event_log(answer, lang=None, model=None) -> str:
     lines = [say(lang, "procedure", q=answer.question)]
     if answer.value is None:
         lines[0] = say(lang, "log_before_error", q=answer.question)
+    procedures = 0
     for node in answer.trace.children:
         if node.kind != "procedure":
             lines += _node(node, 1, lang)
             continue
+        procedures += 1
         lines[0] += f"  ({cite(node.decl, lang)})"
         for n, c in enumerate(node.children, 1):
             lines += _step(c, n, 1, lang)
+    if not procedures and answer.value is not None:    # effects of a rule: what they
+        lines[0] = say(lang, "effects_of", q=answer.question)   # changed, as a step shows it
+        lines += _effects_lines(answer, lang)
     lines.append("")
     lines.append(say(lang, "dice", d=_dice(answer.dice, lang) or say(lang, "none_dice")))
     secs = sections_of(answer.trace)

@@ -104,6 +104,7 @@ PHRASES = {
                          "ru": "Процедура: {q}, до ошибки ниже",
                          "de": "Ablauf: {q}, bis zum Fehler unten"},
     "procedure": {"en": "Procedure: {q}", "ru": "Процедура: {q}", "de": "Ablauf: {q}"},
+    "effects_of": {"en": "Effects of: {q}", "ru": "Последствия: {q}", "de": "Wirkungen von: {q}"},
     "none_dice": {"en": "none", "ru": "нет", "de": "keine"},
     "none": {"en": "none", "ru": "не задано", "de": "nicht gesetzt"},
     "yes": {"en": "yes", "ru": "да", "de": "ja"},
