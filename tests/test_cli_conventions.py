@@ -393,6 +393,16 @@ def test_asking_without_a_state_says_so():
     assert any("--state FILE" in r for r in d.rest)
 
 
+def test_a_misspelt_level_without_a_state_suggests_the_level_first():
+    """'Ready' is a word of 'MakeReady' (round 13 Q21: it suggested only 'Rally', and said
+    the question had no entities, though a table needs no state)."""
+    res = run_cli("ask", MP, "order_change(Charge, Ready)")
+    d = assert_located(res, "E202", "unknown name 'Ready'", rc=1, path="<question>")
+    assert "no state given" not in d.message
+    hint = " ".join(d.rest)
+    assert "did you mean 'MakeReady'" in hint and "--state FILE" in hint, hint
+
+
 def test_checking_a_used_file_points_to_its_folder():
     res = run_cli("check", MP / "orders.drill")
     d = assert_located(res, "E013", "is a part of the rulebook in", rc=1)

@@ -529,6 +529,10 @@ def _no_state_hint(e: DrillError, args, state) -> None:
     for d in e.diagnostics:
         if d.code == "E202" and d.loc.path == "<question>":
             name = d.message.split("'")[1] if "'" in d.message else ""
+            if d.hint and d.hint.startswith("did you mean"):   # a name of the rulebook, likely
+                d.hint += (f" (if '{name}' is a thing of the game state, give the state "
+                           "with --state FILE)")
+                continue
             d.message = f"unknown name '{name}': no state given, so the question has no " \
                         "entities"
             d.hint = "give the game state with --state FILE (YAML or JSON)" + (

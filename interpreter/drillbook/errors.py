@@ -125,12 +125,26 @@ def no_such_face(die: str, face: int, low: int, high: int) -> tuple[str, str | N
 
 
 def did_you_mean(name: str, candidates) -> str | None:
-    """'did you mean ...?' for names like ``name``: close in spelling and, unless very close,
-    starting with the same letter (so 'facing' does not suggest 'wing')."""
+    """'did you mean ...?' for names like ``name``: first those it is a whole word or run of
+    words of ('Ready' for 'MakeReady', 'hits' for 'formation_hits'), then those close in
+    spelling and, unless very close, starting with the same letter (so 'facing' does not
+    suggest 'wing'); three at most."""
     from difflib import SequenceMatcher, get_close_matches   # only when there is a mistake
-    close = [c for c in get_close_matches(name, list(candidates), n=3, cutoff=0.6)
+    candidates = list(candidates)
+    want = name.lower().replace("_", "")
+    part = [c for c in candidates if len(want) >= 3 and c.lower() != name.lower()
+            and want in _word_runs(c)]
+    close = [c for c in get_close_matches(name, candidates, n=3, cutoff=0.6)
              if c[:1].lower() == name[:1].lower()
              or SequenceMatcher(None, name, c).ratio() >= 0.75]
-    if not close:
+    found = list(dict.fromkeys(part[:3] + close))[:3]
+    if not found:
         return None
-    return "did you mean " + " or ".join(f"'{c}'" for c in close) + "?"
+    return "did you mean " + " or ".join(f"'{c}'" for c in found) + "?"
+
+
+def _word_runs(name: str) -> set:
+    """Every run of whole words of a CamelCase or snake_case name, lower case, joined."""
+    import re
+    words = [w.lower() for w in re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+", name)]
+    return {"".join(words[i:j]) for i in range(len(words)) for j in range(i + 1, len(words) + 1)}

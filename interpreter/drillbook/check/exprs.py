@@ -152,7 +152,9 @@ class Typer:
             e.ref = ("rule", e.name)
             return self.model.returns.get(e.name, ANY)
         if d is not None:
-            return self.error(e.loc, "E304", f"'{e.name}' is {d.a_what}, not a value")
+            hint = {A.DieDecl: f"a roll of it is a value: roll {e.name}",
+                    A.TableDecl: f"look it up with its keys: {e.name}(...)"}.get(type(d))
+            return self.error(e.loc, "E304", f"'{e.name}' is {d.a_what}, not a value", hint)
         known = list(scope.names) + list(self.model.members) + list(scope.entities) + [
             n for n, x in self.model.decls.items() if isinstance(x, (A.OptionDecl, A.Define))]
         if want.kind == "enum":               # a level of the enum the place expects
