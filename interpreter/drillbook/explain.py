@@ -182,8 +182,9 @@ def _node(node: Trace, depth: int, lang) -> list:
         return out
     if kind == "check":
         v = node.value
-        head = f"{pad}- {label(node.decl, lang)} ({cite(node.decl, lang)})" \
-            + _variant_mark(node.decl, lang) + ": "
+        args = _said(node, lang)[1]
+        head = f"{pad}- {label(node.decl, lang)}" + (f" ({args})" if args else "") \
+            + f" ({cite(node.decl, lang)})" + _variant_mark(node.decl, lang) + ": "
         if v is None:
             return [head + say(lang, "stopped")]
         if not v.taken:
@@ -383,6 +384,8 @@ def trace_json(node: Trace) -> dict:
         out["exceptions_considered"] = [
             {"name": d.name, "status": st, "section": section_json(d)}
             for d, st, _ in node.detail.get("considered", [])]
+    if node.kind == "check" and "args" in node.detail:
+        out["args"] = {k: to_json(v) for k, v in node.detail["args"].items()}
     if node.kind == "modifiers":
         out["modifiers"] = [{"name": i.name, "label": i.label.text, "applied": on,
                              "value": to_json(v)} for i, on, v in node.detail["items"]]

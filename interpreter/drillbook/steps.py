@@ -62,8 +62,9 @@ class Step:
             return Trace(kind, self.name, self.decl, None, {"args": dict(zip(self.params, rec[1]))})
         if kind == "modifiers":
             return Trace(kind, self.name, self.decl, None, {"items": rec[2]})
-        if kind == "check":
-            return Trace(kind, self.name, self.decl)
+        if kind == "check":            # its arguments, shown as a rule's are
+            return Trace(kind, self.name, self.decl, None,
+                         {"args": dict(zip(self.params, rec[1]))} if self.params else None)
         if kind == "roll":
             return Trace(kind, self.name, None, rec[1])
         hit = rec[2]                      # a table: (value, cell, row's cell or text, notes)
