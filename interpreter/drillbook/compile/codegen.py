@@ -711,12 +711,16 @@ class _Gen:
         return self._step(e, -1)
 
     def _builtin_min(self, e):
-        args = ", ".join(self.val(a, "a value") for a in e.args)
-        return f"_lmin({args})" if strip(e.type).kind == "enum" else f"min({args})"
+        return self._least_or_most(e, "min")
 
     def _builtin_max(self, e):
+        return self._least_or_most(e, "max")
+
+    def _least_or_most(self, e, which):
         args = ", ".join(self.val(a, "a value") for a in e.args)
-        return f"_lmax({args})" if strip(e.type).kind == "enum" else f"max({args})"
+        if len(e.args) == 1:                 # the least of one value is that value
+            return f"({args})"
+        return f"_l{which}({args})" if strip(e.type).kind == "enum" else f"{which}({args})"
 
     def _builtin_abs(self, e):
         return f"abs({self.val(e.args[0])})"
