@@ -142,6 +142,25 @@ def _target(v: CheckResult, lang=None) -> str:
     return say(lang, "within", r=v.target)
 
 
+def _worked_target(node: Trace, lang) -> str:
+    """A target worked out from more than one value, as written, with the fields of the
+    check's arguments it reads: " (target_armour(s) - s.armour_modifier; s.armour_modifier
+    = 4)".  Rules it calls show their own value among the check's steps."""
+    target = node.decl.target
+    if isinstance(target, (A.IntLit, A.Name, A.Call, A.RangeLit, A.FieldOf)):   # one value
+        return ""
+    args = node.detail.get("args", {})
+    read = []
+    for e in A.walk(target):
+        if (isinstance(e, A.FieldOf) and isinstance(e.subject, A.Name)
+                and isinstance(args.get(e.subject.name), Entity)):
+            value = args[e.subject.name].fields.get(e.name)
+            shown = f"{e.subject.name}.{e.name} = {show(value, lang)}"
+            if shown not in read:
+                read.append(shown)
+    return f" ({'; '.join([A.to_source(target)] + read)})"
+
+
 def _node(node: Trace, depth: int, lang) -> list:
     pad = "  " * depth
     kind = node.kind
@@ -195,7 +214,8 @@ def _node(node: Trace, depth: int, lang) -> list:
             word = say(lang, "passed" if v.passed else "failed")
             by = say(lang, "by", n=v.margin) if v.margin else ""
             out.append(head + say(lang, "check_line", n=v.natural, m=_signed(v.modifier),
-                                  t=v.total, need=_target(v, lang), word=word + by))
+                                  t=v.total, need=_target(v, lang) + _worked_target(node, lang),
+                                  word=word + by))
         out += _kids(node.children, depth + 1, lang)
         return out
     if kind == "requirements":
