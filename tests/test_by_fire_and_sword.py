@@ -406,3 +406,22 @@ def test_run_of_a_rule_of_effects_lists_what_it_changed(capsys, tmp_path):
     assert out.startswith("Effects of: connect_wagons(t3)\n"), out[:200]
     assert "  - t3.prepared: no → yes (§7.3 Connecting and Preparing for Defence)" in out, out
     assert "  - t3.maneuvers_left: 2 → 0 (§9 Maneuvers)" in out, out
+
+
+def test_a_checks_target_shows_the_fields_it_reads(capsys, tmp_path):
+    """The weapon's Armour modifier lowers the target of the Armour test: the ruling shows
+    the target as written and the modifier's value (round 13 T3: 'needed 9 or less' with
+    13 shown and the 4 nowhere)."""
+    state = tmp_path / "shot.yaml"
+    state.write_text("Army:\n  cossacks: {}\n  poles: {}\nUnit:\n"
+                     "  tabor: {army: cossacks, type: Wagons, at: [0, 0], wagon_train: true, "
+                     "order: Defense}\n"
+                     "  guns: {army: poles, type: Artillery, at: [30, 0], order: Move}\n"
+                     "Wagon:\n  w1: {unit: tabor, type: WarWagon, at: [0, 60], crew: 3}\n"
+                     "Shot:\n  s: {shooter: guns, target: tabor, wagon: w1, armour_modifier: 4}\n",
+                     encoding="utf-8")
+    code, out, err = run(capsys, "explain", BFS, "armour_test(s)", "--state", state,
+                         "--roll", "d10=10")
+    assert code == 0, err
+    assert ("needed 9 or less (target_armour(s) - s.armour_modifier; "
+            "s.armour_modifier = 4): failed by 1") in out, out
