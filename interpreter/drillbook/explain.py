@@ -112,6 +112,24 @@ def _effects_lines(answer, lang) -> list:
     return lines
 
 
+def _net_changes(answer, lang) -> list:
+    """What a procedure changed in all, each field once, from its value before the first
+    step to its value after the last (a long log's summary); none when nothing changed."""
+    before, after = answer.before, answer.new_state
+    if before is None or after is None:
+        return []
+    lines = []
+    for ident, ent in after.entities.items():
+        old = before.entities.get(ident)
+        for name, value in ent.fields.items():
+            was = None if old is None else old.fields.get(name)
+            if old is None or was != value or type(was) is not type(value):
+                lines.append(f"  - {ident}.{name}: {show(was, lang)} → {show(value, lang)}")
+    gone = [ident for ident in before.entities if ident not in after.entities]
+    lines += [f"  - " + say(lang, "log_removed", e=ident) for ident in gone]
+    return ["", say(lang, "net_changes")] + lines if lines else []
+
+
 def _dice(dice, lang) -> str:
     return ", ".join(f"{d} = {f} ({say(lang, how)})" for d, f, how in dice)
 
@@ -221,7 +239,9 @@ def _node(node: Trace, depth: int, lang) -> list:
     if kind == "requirements":
         v = node.value
         verdict = say(lang, "allowed" if v is not None and v.allowed else "refused")
-        out.append(f"{pad}- {label(node.decl, lang)} ({cite(node.decl, lang)}): {verdict}")
+        args = _said(node, lang)[1]
+        out.append(f"{pad}- {label(node.decl, lang)}" + (f" ({args})" if args else "")
+                   + f" ({cite(node.decl, lang)}): {verdict}")
         idle = _idle_items(node)
         for d, ok in node.detail.get("items", []):
             mark = say(lang, ("not_applicable" if id(d) in idle else "satisfied") if ok
@@ -344,6 +364,8 @@ def event_log(answer, lang=None, model=None) -> str:
     if not procedures and answer.value is not None:    # effects of a rule: what they
         lines[0] = say(lang, "effects_of", q=answer.question)   # changed, as a step shows it
         lines += _effects_lines(answer, lang)
+    elif answer.value is not None:
+        lines += _net_changes(answer, lang)
     lines.append("")
     lines.append(say(lang, "dice", d=_dice(answer.dice, lang) or say(lang, "none_dice")))
     secs = sections_of(answer.trace)
@@ -404,7 +426,7 @@ def trace_json(node: Trace) -> dict:
         out["exceptions_considered"] = [
             {"name": d.name, "status": st, "section": section_json(d)}
             for d, st, _ in node.detail.get("considered", [])]
-    if node.kind == "check" and "args" in node.detail:
+    if node.kind in ("check", "requirements") and "args" in node.detail:
         out["args"] = {k: to_json(v) for k, v in node.detail["args"].items()}
     if node.kind == "modifiers":
         out["modifiers"] = [{"name": i.name, "label": i.label.text, "applied": on,

@@ -105,6 +105,8 @@ PHRASES = {
                          "de": "Ablauf: {q}, bis zum Fehler unten"},
     "procedure": {"en": "Procedure: {q}", "ru": "Процедура: {q}", "de": "Ablauf: {q}"},
     "effects_of": {"en": "Effects of: {q}", "ru": "Последствия: {q}", "de": "Wirkungen von: {q}"},
+    "net_changes": {"en": "In all, the game state changed:", "ru": "Итого в состоянии игры изменилось:",
+                    "de": "Insgesamt hat sich der Spielstand geändert:"},
     "none_dice": {"en": "none", "ru": "нет", "de": "keine"},
     "none": {"en": "none", "ru": "не задано", "de": "nicht gesetzt"},
     "yes": {"en": "yes", "ru": "да", "de": "ja"},

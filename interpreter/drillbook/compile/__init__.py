@@ -347,12 +347,13 @@ class Program:
     # ------------------------------------------------------------ requirements
     def _requirements(self, r: A.RequirementsDecl):
         items = [(d, self._ref(d.name)) for d in self.model.items_of.get(r.name, [])]
-        name = r.name
+        name, params = r.name, [p.name for p in r.params or []]
 
         def verdict(ctx, args):
             node = None
-            if ctx.trace is not None:
-                node = Trace("requirements", name, r, detail={"items": []})
+            if ctx.trace is not None:          # its arguments shown as a rule's are
+                node = Trace("requirements", name, r, detail={
+                    "items": [], "args": dict(zip(params, args))})
                 ctx.enter(node)
             try:
                 violated, satisfied = [], []
