@@ -72,3 +72,12 @@ def test_changing_a_cell_of_a_range_row_is_refused_with_a_hint(tmp_path, capsys)
     assert code == 1
     assert "error[E906]: table 'leader_casualty' has no row 5" in err
     assert "that row covers a range" in err
+
+
+def test_the_same_variant_given_twice_is_said_so(capsys):
+    """Round 13 Q20: it said 'has no modifier battered_to_rally', the second application
+    looking for what the first had dropped."""
+    code, out, err = run(capsys, "diff", MP, HOUSE, HOUSE)
+    assert code == 1
+    assert "error[E908]: the variant" in err and "is given twice" in err, err
+    assert "E902" not in err, err

@@ -273,9 +273,15 @@ def load_variant(path: str, where: Loc | None = None, more: list[str] | None = N
     base_dir = base_path(first, path)
     resolve_main(base_dir, first.header.loc)
     titles = [(first.header.loc.path, first.header.label)]
+    given = {os.path.realpath(path)}
     for other in paths[1:]:
         var = parse_variant(other, where)
         titles.append((var.header.loc.path, var.header.label))
+        if os.path.realpath(other) in given:
+            fail(var.header.loc, "E908", f"the variant {display_path(other)} is given twice",
+                 "give each variant once: applied again, it would patch what it has patched "
+                 "already")
+        given.add(os.path.realpath(other))
         if os.path.realpath(resolve_main(base_path(var, other))) != os.path.realpath(
                 resolve_main(base_dir)):
             fail(var.header.loc, "E907", "this variant patches another rulebook than the first one")
