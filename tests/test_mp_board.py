@@ -157,11 +157,12 @@ def test_the_preemption_roll_cites_4_4_and_the_chart_it_shares_with_4_3(capsys):
     code, out, err = run(capsys, "explain", MP, "preemption(horse)", "--state", state,
                          "--roll", "d10=2", "--color", "never")
     assert code == 0, err
-    assert "Preemption roll (§4.4 Continuation and Preemption)" in out
+    assert "Preemption roll (w = horse) (§4.4 Continuation and Preemption)" in out
     assert "Continuation and Preemption Table (§4.3 Continuation and Preemption)" in out
     assert out.split("Rules cited: ")[1].startswith("4.4 Continuation and Preemption; 4.3 ")
     code, out, err = run(capsys, "explain", MP, "continuation(horse, false)", "--state", state,
                          "--roll", "d10=2", "--color", "never")
     assert code == 0, err
-    assert "Continuation roll (§4.3 Continuation and Preemption)" in out
+    assert ("Continuation roll (w = horse, second_attempt = no) (§4.3 Continuation and "
+            "Preemption)") in out
     assert "§4.4" not in out

@@ -119,7 +119,7 @@ def test_path_query_prohibited_hex(capsys):
     code, out, err = run(capsys, "explain", MP, "may_enter(ride, 2)", "--state", MAP)
     assert code == 0, err
     assert "VIOLATED: §7.8.7 Moving Along a Path: TEC: a unit may not enter a hex whose cell" in out
-    assert out.count("VIOLATED") == 1
+    assert out.count("VIOLATED:") == 1     # the one violated line of the list
     assert "(c = Cavalry, t = RiverOrPond) is P" in out
     assert (f"at RiverOrPond the chart gives hi P, cav P, li P, los No, fire —, melee — "
             f"(line {row_line('RiverOrPond')})") in out

@@ -261,10 +261,10 @@ def _node(node: Trace, depth: int, lang) -> list:
         args = said[1]
         if said in _SAID.get():
             return [f"{pad}- {label(node.decl, lang)}" + (f" ({args})" if args else "") + " "
-                    + say(lang, "is", v=show(node.value, lang)) + " " + say(lang, "as_above")]
+                    + _rule_value(node, lang) + " " + say(lang, "as_above")]
         _SAID.get().add(said)
         head = f"{pad}- {label(node.decl, lang)}" + (f" ({args})" if args else "") + \
-            " " + say(lang, "is", v=show(node.value, lang))
+            " " + _rule_value(node, lang)
         if decided is not None and decided is not node.decl:
             head += ": " + say(lang, "decides", x=label(decided, lang), where=cite(decided, lang),
                                base=cite(node.decl, lang))
@@ -279,6 +279,17 @@ def _node(node: Trace, depth: int, lang) -> list:
         return out
     out += _kids(node.children, depth, lang)
     return out
+
+
+def _rule_value(node: Trace, lang) -> str:
+    """"is VALUE"; a requirement says whether it is met, or that it does not apply (its
+    'when' does not hold), as its list's lines do: "1 Hex ... is yes" under "does not
+    apply: 1 Hex" read as if the move were of one hex (M&P round 13 Q9)."""
+    if isinstance(node.decl, A.RequireDecl) and isinstance(node.value, bool):
+        if node.detail.get("inapplicable"):
+            return say(lang, "not_applicable")
+        return say(lang, "is", v=say(lang, "satisfied" if node.value else "violated"))
+    return say(lang, "is", v=show(node.value, lang))
 
 
 def _said(node: Trace, lang) -> tuple:
