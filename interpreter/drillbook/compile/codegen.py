@@ -16,7 +16,7 @@ from .. import ast as A
 from ..check.geometry import SIGNATURES
 from ..check.types import FACING, bound_problem, field_bound, strip
 from ..errors import a_or_an, fail
-from ..faces import plain
+from ..faces import Face, plain
 from ..geometry import MAX_RING, Hex, bearing
 from ..limits import MAX_INT, MAX_RANGE, check_span, too_big
 from ..runtime import Ctx, Effect, Entity, Range, show
@@ -54,7 +54,8 @@ def _ents(ctx, type_name, loc=None):
 
 def _span(ctx, low, high, loc):
     """The numbers of ``for x from low to high``, refused beyond the limits (E523, E525)."""
-    low, high = plain(low), plain(high)
+    if low.__class__ is not int or high.__class__ is not int:     # a die's face
+        low, high = plain(low), plain(high)
     if high - low + 1 > MAX_RANGE:
         check_span(low, high, loc, "this 'for'")
     ctx.budget.spend(max(high - low + 1, 0), loc)
@@ -114,7 +115,7 @@ def _req(value, loc, what):
 
 def _within(value, bound, loc, what):
     """A number worked out for a parameter with a range or facings: one it may hold (E619)."""
-    if isinstance(value, int) and not isinstance(value, bool):
+    if value.__class__ is int or value.__class__ is Face:
         problem = bound_problem(bound, value)
         if problem:
             fail(loc, "E619", f"{what} is worked out as {value}, {problem}",
@@ -125,7 +126,7 @@ def _within(value, bound, loc, what):
 def _step(levels, level, direction, by, loc):
     if level is None:
         _none(loc, "the level")
-    i = level.index + direction * plain(by)
+    i = level.index + direction * (by if by.__class__ is int else plain(by))
     last = len(levels) - 1
     return levels[0 if i < 0 else last if i > last else i]
 
@@ -250,7 +251,8 @@ def _the(found, loc, type_name):
 def _at(items, i, loc):
     if items is None or i is None:
         _none(loc, "the list or its index")
-    i = plain(i)
+    if i.__class__ is not int:          # a die's face
+        i = plain(i)
     if not 0 <= i < len(items):
         fail(loc, "E615", f"index {i} is outside the list (it has {len(items)} items, 0.."
              f"{len(items) - 1})")
@@ -264,10 +266,13 @@ def _hex_distance(q1, r1, q2, r2):
 
 def _geo(board, name, loc, *args):
     """A geometry built-in on the rulebook's board; none in stops, located."""
-    args = tuple(map(plain, args))       # a die's face, as the board reads it
+    faces = False
     for a in args:
         if a is None:
             _none(loc, f"a value given to {name}()")
+        faces = faces or a.__class__ is Face
+    if faces:                            # a die's face, as the board reads it
+        args = tuple(map(plain, args))
     if name == "position":
         return board.position(*args)
     if name == "distance":
