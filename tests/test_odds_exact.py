@@ -130,6 +130,16 @@ def test_every_example_question_has_the_same_odds_as_the_old_way(path):
     assert compared > 0
 
 
+def asked(tmp_path, book: str, question: str):
+    """(state, fn, frame size) of a question to a one-file rulebook, on one unit u."""
+    (tmp_path / "rulebook.drill").write_text(book, encoding="utf-8")
+    (tmp_path / "state.yaml").write_text("Unit:\n  u: {hits: 1}\n", encoding="utf-8")
+    rb = Rulebook.open(str(tmp_path))
+    state = rb.state(str(tmp_path / "state.yaml"))
+    fn, _, size, _ = rb.question(question, state)
+    return state, fn, size
+
+
 SUMS = """\
 rulebook "Sums" edition "1" languages en
 
@@ -152,11 +162,7 @@ section 1 "Dice"
     "volley(u)", "two(u)", "pair(u)", "twice(u)", "pick(u)", "[pick(u), volley(u).total]",
     "volley(u).passed and two(u).failed", "if volley(u).passed then pair(u) else pick(u)"])
 def test_sums_of_dice_and_shared_calls_agree_with_single_faces(tmp_path, question):
-    (tmp_path / "rulebook.drill").write_text(textwrap.dedent(SUMS), encoding="utf-8")
-    (tmp_path / "state.yaml").write_text("Unit:\n  u: {hits: 1}\n", encoding="utf-8")
-    rb = Rulebook.open(str(tmp_path))
-    state = rb.state(str(tmp_path / "state.yaml"))
-    fn, _, size, _ = rb.question(question, state)
+    state, fn, size = asked(tmp_path, textwrap.dedent(SUMS), question)
     for rolls in (None, {"d6": [6]}, {"d6": [2, 5], "d10": [9]}):
         old, new = both_ways(fn, size, state, frozenset(), rolls, cap=100_000)
         assert new == old
@@ -215,11 +221,7 @@ section 1 "Faces"
     "volley(u).passed_by", "worse(u)", "hit_after(u)",
     "after add roll d6 to u.hits: u.hits", "[roll d6 > 3, roll d6 > 4]"])
 def test_faces_alike_agree_with_single_faces(tmp_path, question):
-    (tmp_path / "rulebook.drill").write_text(FACES, encoding="utf-8")
-    (tmp_path / "state.yaml").write_text("Unit:\n  u: {hits: 1}\n", encoding="utf-8")
-    rb = Rulebook.open(str(tmp_path))
-    state = rb.state(str(tmp_path / "state.yaml"))
-    fn, _, size, _ = rb.question(question, state)
+    state, fn, size = asked(tmp_path, FACES, question)
     for rolls in (None, {"d6": [6]}):
         old, new = both_ways(fn, size, state, frozenset(), rolls, cap=100_000)
         assert new == old
@@ -233,14 +235,9 @@ def test_faces_alike_agree_with_single_faces(tmp_path, question):
 def test_faces_alike_are_replayed_once(tmp_path, question, replays):
     """A die only compared with numbers is replayed once per way the comparisons go; one
     looked up in a table is replayed once per face."""
-    (tmp_path / "rulebook.drill").write_text(FACES.replace(
+    state, fn, size = asked(tmp_path, FACES.replace(
         '  define worse', '  check many(u: Unit) = roll 8 d6 at most 30\n  define worse'),
-        encoding="utf-8")
-    (tmp_path / "state.yaml").write_text("Unit:\n  u: {hits: 1}\n", encoding="utf-8")
-    rb = Rulebook.open(str(tmp_path))
-    state = rb.state(str(tmp_path / "state.yaml"))
-    fn, _, size, _ = rb.question(question.replace("roll 8 d6 at most 30", "many(u).passed"),
-                                 state)
+        question.replace("roll 8 d6 at most 30", "many(u).passed"))
     runs = []
 
     def run(dice):
