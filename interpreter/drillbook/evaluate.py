@@ -114,12 +114,14 @@ class Rulebook:
                 for item in verdict.violated:
                     sec = item.section
                     cited = f"§{sec.number} {sec.label.text or ''}".strip() if sec else name
+                    noted = "".join(f"; the rulebook notes: {n.text} ({n.loc.path}:{n.loc.line})"
+                                    for n in getattr(item, "annotations", ()) if n.kind == "note")
                     out.append(Diagnostic(
                         state.places.get(ent.id, Loc("<state>")), "W702",
                         f"{ent.id} ({type_name}) does not agree with {cited}: "
                         f"{item.label.text or item.name} ({name}.{item.name})",
                         f"the answers read the state as given; drillbook explain RULEBOOK "
-                        f"'{name}({ent.id})' gives the ruling", severity="warning"))
+                        f"'{name}({ent.id})' gives the ruling{noted}", severity="warning"))
         return out
 
     def options(self, names, where: Loc | None = None, start=None) -> frozenset:
