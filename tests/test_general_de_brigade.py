@@ -322,3 +322,22 @@ def test_run_in_russian_writes_none_in_russian(capsys):
     assert code == 0, err
     assert "fr_18e.charging: не задано → tomsk" in out, out
     assert ": none →" not in out
+
+
+def test_a_declaration_charge_phase_strikes_out_warns_with_the_rulebooks_note(capsys, tmp_path):
+    """A charged unit's own declaration written for charge_phase breaks consistent_charge
+    (W702); the warning says what the rulebook notes of it: charge_phase strikes it out
+    (round 13 Q22b)."""
+    state = tmp_path / "phase.yaml"
+    state.write_text(
+        "Commander:\n  b_fr: {rank: Brigadier, at: [10, -8], phasing: true}\n"
+        "  b_ru: {rank: Brigadier, at: [10, 28]}\nUnit:\n"
+        "  fr: {arm: Infantry, phasing: true, at: [0, 0], brigadier: b_fr, charge_move: 20, "
+        "charging: ru}\n"
+        "  fr2: {arm: Infantry, phasing: true, at: [20, 0], brigadier: b_fr, charge_move: 20}\n"
+        "  ru: {arm: Infantry, at: [0, 18], facing: 180, brigadier: b_ru, charge_move: 20, "
+        "charging: fr2}\n", encoding="utf-8")
+    code, out, err = run(capsys, "ask", GDB, "ru.charging", "--state", state)
+    assert code == 0 and out.strip() == "fr2", err
+    assert "warning[W702]: ru (Unit)" in err and "own_charge_declared_first" in err, err
+    assert "the rulebook notes: a state written for charge_phase holds the declarations" in err
