@@ -484,3 +484,15 @@ def test_no_dict_written_in_the_package_gives_a_key_twice():
                 twice += [f"{path.name}:{node.lineno}: {k!r}" for k in set(keys)
                           if keys.count(k) > 1]
     assert twice == []
+
+
+def test_an_empty_list_is_shown_as_one(tmp_path):
+    """An empty list answers '[]', an empty list of effects 'nothing' (both are empty at run
+    time; round 13: rout_hexes of a unit that does not rout printed 'nothing')."""
+    state = tmp_path / "s.yaml"
+    state.write_text("Unit:\n  a: {hits: 0}\n", encoding="utf-8")
+    book = TESTS / "good" / "empty_list.drill"
+    res = run_cli("ask", book, "wounded(a)", "--state", state)
+    assert res.rc == 0 and res.out.strip() == "[]", res.err
+    res = run_cli("explain", book, "wounded(a)", "--state", state)
+    assert res.rc == 0 and "Ruling: []" in res.out, res.err

@@ -540,13 +540,13 @@ def _no_state_hint(e: DrillError, args, state) -> None:
 
 
 def cmd_ask(args, argv) -> int:
-    from .runtime import show
+    from .runtime import show_answer
     rb, ans = _ask(args, argv, trace=args.json)
     if args.json:
         from .explain import answer_json
         _json(answer_json(ans, rb.model))
         return 0
-    lines = [show(ans.value, args.lang)]
+    lines = [show_answer(ans.value, ans.type, args.lang)]
     lines += [f"  {text}" for text in _log(ans, args.lang)]
     _say("\n".join(lines), "ruling")
     return 0

@@ -15,7 +15,7 @@ from .phrases import say
 _SAID: ContextVar[set] = ContextVar("drillbook_said", default=set())
 # for a ruling under a variant: the variant's own files, path -> the variant's title
 _VARIANT: ContextVar[dict] = ContextVar("drillbook_variant", default={})
-from .runtime import CheckResult, Entity, Level, Range, Trace, show
+from .runtime import CheckResult, Entity, Level, Range, Trace, show, show_answer
 
 
 def effect_section(answer, eff):
@@ -85,7 +85,8 @@ def ruling(answer, lang=None, model=None) -> str:
     model = model if model is not None else getattr(answer, "model", None)
     _VARIANT.set(_variant_files(model))
     v = answer.value
-    lines = [say(lang, "question", q=answer.question), say(lang, "ruling", v=_verdict(v, lang))]
+    shown = "[]" if show_answer(v, answer.type) == "[]" else _verdict(v, lang)
+    lines = [say(lang, "question", q=answer.question), say(lang, "ruling", v=shown)]
     if answer.dice:
         lines.append(say(lang, "dice", d=_dice(answer.dice, lang)))
     lines.append("")

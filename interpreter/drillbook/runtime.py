@@ -705,6 +705,15 @@ def show(v, lang: str | None = None) -> str:
     return str(v)
 
 
+def show_answer(v, ty, lang: str | None = None) -> str:
+    """An answer as ``show`` writes it, knowing its type: an empty list is ``[]``, not the
+    ``nothing`` of no effects (both are an empty tuple)."""
+    t = ty.inner if getattr(ty, "kind", None) == "opt" else ty
+    if isinstance(v, tuple) and not v and getattr(t, "kind", None) == "list":
+        return "[]"
+    return show(v, lang)
+
+
 def show_effects(effects: tuple, lang=None, known: dict | None = None) -> str:
     """A list of effects as a rules author would write it; ``known`` (id -> (effect,
     text)) keeps each effect's text for the next list that holds the same effect."""
