@@ -116,6 +116,7 @@ PHRASES = {
     "no": {"en": "no", "ru": "нет", "de": "nein"},
     # effects log, values
     "log_removed": {"en": "{e} is removed", "ru": "{e} удалено", "de": "{e} wird entfernt"},
+    "log_unchanged": {"en": "(unchanged)", "ru": "(без изменений)", "de": "(unverändert)"},
     "show_not_taken": {"en": "not taken", "ru": "не проводится", "de": "nicht abgelegt"},
     "odds_other_choices": {"en": "other rolls ask other choices",
                            "ru": "при других бросках выбор иной",

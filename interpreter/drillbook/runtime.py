@@ -233,7 +233,12 @@ class State:
             fields = dict(ent.fields)
             fields[eff.field] = new
             ents[eff.entity] = Entity(ent.type, ent.id, fields)
-            log.append((eff, f"{eff.entity}.{eff.field}: {show(old, lang)} → {show(new, lang)}"))
+            if old == new and type(old) is type(new):     # set to what it was, or add 0
+                log.append((eff, f"{eff.entity}.{eff.field}: {show(old, lang)} "
+                                 + say(lang, "log_unchanged")))
+            else:
+                log.append((eff, f"{eff.entity}.{eff.field}: {show(old, lang)} → "
+                                 f"{show(new, lang)}"))
         return State(ents, {k: tuple(v) for k, v in by_type.items()}, self.bounds), log
 
 
