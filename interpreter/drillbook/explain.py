@@ -85,7 +85,8 @@ def ruling(answer, lang=None, model=None) -> str:
     model = model if model is not None else getattr(answer, "model", None)
     _VARIANT.set(_variant_files(model))
     v = answer.value
-    shown = "[]" if show_answer(v, answer.type) == "[]" else _verdict(v, lang)
+    shown = "[]" if isinstance(v, tuple) and not v and show_answer(v, answer.type) == "[]" \
+        else _verdict(v, lang)                # an empty list, not 'nothing' (no effects)
     lines = [say(lang, "question", q=answer.question), say(lang, "ruling", v=shown)]
     if answer.dice:
         lines.append(say(lang, "dice", d=_dice(answer.dice, lang)))
@@ -127,7 +128,7 @@ def _net_changes(answer, lang) -> list:
             if old is None or was != value or type(was) is not type(value):
                 lines.append(f"  - {ident}.{name}: {show(was, lang)} → {show(value, lang)}")
     gone = [ident for ident in before.entities if ident not in after.entities]
-    lines += [f"  - " + say(lang, "log_removed", e=ident) for ident in gone]
+    lines += ["  - " + say(lang, "log_removed", e=ident) for ident in gone]
     return ["", say(lang, "net_changes")] + lines if lines else []
 
 
@@ -283,9 +284,10 @@ def _node(node: Trace, depth: int, lang) -> list:
 
 
 def _rule_value(node: Trace, lang) -> str:
-    """"is VALUE"; a requirement says whether it is met, or that it does not apply (its
-    'when' does not hold), as its list's lines do: "1 Hex ... is yes" under "does not
-    apply: 1 Hex" read as if the move were of one hex (M&P round 13 Q9)."""
+    """What a rule's step says it gave: 'is VALUE'.  A requirement says whether it is
+    satisfied, or that it does not apply (its 'when' does not hold), as its list's lines
+    do: '1 Hex ... is yes' under 'does not apply: 1 Hex' read as if the move were of one
+    hex (M&P round 13 Q9)."""
     if isinstance(node.decl, A.RequireDecl) and isinstance(node.value, bool):
         if node.detail.get("inapplicable"):
             return say(lang, "not_applicable")
