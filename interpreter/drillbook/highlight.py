@@ -48,7 +48,8 @@ OPERATOR_WORDS = frozenset(["and", "or", "not"])
 CONSTANTS = frozenset(["true", "false", "none", "nothing"])
 
 #: The built-in functions of the checker (drillbook/check/exprs.py); not reserved words.
-BUILTINS = ("next", "prev", "min", "max", "abs", "count", "exists", "violates", "the", "len",
+BUILTINS = ("next", "prev", "min", "max", "abs", "count", "exists", "violates", "the", "all",
+            "len",
             "sum", "first", "every", "some", "marked", "hex_distance", "hex_adjacent",
             "position", "distance", "adjacent", "neighbours", "hexes_within", "direction",
             "bearing", "turn", "step", "line")

@@ -277,6 +277,7 @@ class Questions:
         own = [lambda: f"{g(INT, d)} {self.pick(['<', '<=', '==', '!=', '>', '>='])} {g(INT, d)}",
                lambda: f"{g(ty, d)} and {g(ty, d)}", lambda: f"{g(ty, d)} or {g(ty, d)}",
                lambda: f"not {g(ty, d)}", lambda: f"exists({self.query(d)[1]})",
+               lambda: f"len(all({self.query(d)[1]})) > {g(INT, d)}",
                lambda: f"every({self.each(ty, d, lambda dd: g(ty, dd))})",
                lambda: f"some({self.each(ty, d, lambda dd: g(ty, dd))})"]
         enums = sorted(self.v.levels)

@@ -15,7 +15,8 @@ from .types import (ANY, BOOL, BUILTIN_TYPES, CHECK_FIELDS, EFFECTS, INT, NONE, 
                     field_bound, join, strip)
 
 BOARD_TYPES = ("Position", "Facing", "Direction")
-BUILTINS = ("next", "prev", "min", "max", "abs", "count", "exists", "violates", "the", "len",
+BUILTINS = ("next", "prev", "min", "max", "abs", "count", "exists", "violates", "the", "all",
+            "len",
             "sum", "first", "every", "some", "marked", "hex_distance", "hex_adjacent",
             *SIGNATURES)
 EACH = ("sum", "first", "every", "some")
@@ -232,7 +233,7 @@ class Typer:
 
     def _builtin(self, e, scope):
         n, args = e.name, e.args
-        if n in ("count", "exists", "the"):
+        if n in ("count", "exists", "the", "all"):
             if len(args) != 1 or not isinstance(args[0], A.Query):
                 return self.error(e.loc, "E306", f"write {n}(Type x where condition)")
             self.expr(args[0], scope)
@@ -240,6 +241,8 @@ class Typer:
                 return ANY                   # E201, said by the query
             if n == "the":
                 return Ty("opt", inner=Ty("record", args[0].type_name))
+            if n == "all":                   # every one, in the order of the state file
+                return Ty("list", inner=Ty("record", args[0].type_name))
             return INT if n == "count" else BOOL
         if n in EACH:
             if len(args) != 1 or not isinstance(args[0], A.Each):

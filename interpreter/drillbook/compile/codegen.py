@@ -609,6 +609,9 @@ class _Gen:
         q = e.args[0]
         return f"_the([_e {self._query(q)}], {self.k(e.loc)}, {self.k(q.type_name)})"
 
+    def _builtin_all(self, e):
+        return f"tuple([_e {self._query(e.args[0])}])"
+
     def _builtin_len(self, e):
         if _names_things(e.args[0]):          # as many things as ids: none looked up
             return f"len({self._ids_of(e.args[0])})"

@@ -18,7 +18,7 @@ from .. import ast as A
 from ..check.types import strip
 from .codegen import _exact_keys, _index_keys
 
-_LOOPS = {"count", "exists", "sum", "every", "some", "first", "the"}
+_LOOPS = {"count", "exists", "sum", "every", "some", "first", "the", "all"}
 NESTED = (A.Query, A.Each, A.ForEach, A.ListEach, A.After, A.Then, A.Let)
 
 
@@ -109,19 +109,20 @@ def _loop(gen, e, into, indent):
             with gen._direct(arg.ref, False):
                 cond = gen.gen(arg.cond) if arg.cond is not None else None
                 element = gen.val(arg.element) if kind == "sum" else gen.gen(arg.element)
-    if exact and kind in ("the", "count", "exists"):    # what the index found: no loop
+    if exact and kind in ("the", "count", "exists", "all"):    # what the index found: no loop
         return before + [f"{pad}{into} = " + {
             "count": f"len({source})", "exists": f"len({source}) > 0",
+            "all": f"tuple({source})",
             "the": _only(gen, e, source, f"list({source})")}[kind]]
     start = {"count": "0", "exists": "False", "sum": "0", "every": "True", "some": "False",
-             "first": "None", "the": "[]"}[kind]
+             "first": "None", "the": "[]", "all": "[]"}[kind]
     body = {"count": [f"{into} += 1"],
             "exists": [f"{into} = True", "break"],
             "sum": [f"{into} += {element}"],
             "every": [f"if not ({element}):", f"    {into} = False", "    break"],
             "some": [f"if {element}:", f"    {into} = True", "    break"],
             "first": [f"{into} = {element}", "break"],
-            "the": [f"{into}.append(_e)"]}[kind]
+            "the": [f"{into}.append(_e)"], "all": [f"{into}.append(_e)"]}[kind]
     out = before + [f"{pad}{into} = {start}", f"{pad}for _e in {source}:"]
     if cond is not None:
         out.append(f"{inner}if {cond}:")
@@ -129,6 +130,8 @@ def _loop(gen, e, into, indent):
     out += [inner + b for b in body]
     if kind == "the":               # exactly one, or none; more stops, located (E614)
         out.append(f"{pad}{into} = {_only(gen, e, into, into)}")
+    if kind == "all":
+        out.append(f"{pad}{into} = tuple({into})")
     return out
 
 
