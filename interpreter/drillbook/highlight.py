@@ -49,8 +49,7 @@ CONSTANTS = frozenset(["true", "false", "none", "nothing"])
 
 #: The built-in functions of the checker (drillbook/check/exprs.py); not reserved words.
 BUILTINS = ("next", "prev", "min", "max", "abs", "count", "exists", "violates", "the", "all",
-            "len",
-            "sum", "first", "every", "some", "marked", "hex_distance", "hex_adjacent",
+            "len", "sum", "first", "every", "some", "marked", "hex_distance", "hex_adjacent",
             "position", "distance", "adjacent", "neighbours", "hexes_within", "direction",
             "bearing", "turn", "step", "line")
 

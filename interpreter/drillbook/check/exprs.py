@@ -16,8 +16,7 @@ from .types import (ANY, BOOL, BUILTIN_TYPES, CHECK_FIELDS, EFFECTS, INT, NONE, 
 
 BOARD_TYPES = ("Position", "Facing", "Direction")
 BUILTINS = ("next", "prev", "min", "max", "abs", "count", "exists", "violates", "the", "all",
-            "len",
-            "sum", "first", "every", "some", "marked", "hex_distance", "hex_adjacent",
+            "len", "sum", "first", "every", "some", "marked", "hex_distance", "hex_adjacent",
             *SIGNATURES)
 EACH = ("sum", "first", "every", "some")
 CALLABLE = (A.Define, A.TableDecl, A.ModifiersDecl, A.CheckDecl, A.RequirementsDecl,
