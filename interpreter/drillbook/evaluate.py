@@ -16,6 +16,7 @@ from .check.exprs import Scope
 from .check.types import ANY, Ty
 from .compile import compile_model
 from .errors import Diagnostic, DrillError, Loc, did_you_mean, fail, no_such_face, source_line
+from .faces import same_way
 from .limits import MAX_ODDS_WORK, MAX_WORK, Budget
 from .loader import load
 from .runtime import (CheckResult, ChoiceNotOpen, Ctx, Dice, Effect, NeedChoice, NeedRoll,
@@ -558,7 +559,7 @@ class _Alike:
         share = 0.0
         while self.faces:
             f, kf = self.faces.pop()
-            like = next((t for t in self.tried if not t[3] and group.same(t[2], f, t[0])), None)
+            like = next((t for t in self.tried if not t[3] and same_way(t[2], f, t[0])), None)
             if like is None:
                 group.tests, group.opaque = set(), False
                 self.face = (f, kf)

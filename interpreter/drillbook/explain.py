@@ -85,9 +85,8 @@ def ruling(answer, lang=None, model=None) -> str:
     model = model if model is not None else getattr(answer, "model", None)
     _VARIANT.set(_variant_files(model))
     v = answer.value
-    shown = "[]" if isinstance(v, tuple) and not v and show_answer(v, answer.type) == "[]" \
-        else _verdict(v, lang)                # an empty list, not 'nothing' (no effects)
-    lines = [say(lang, "question", q=answer.question), say(lang, "ruling", v=shown)]
+    lines = [say(lang, "question", q=answer.question),
+             say(lang, "ruling", v=_verdict(v, answer.type, lang))]
     if answer.dice:
         lines.append(say(lang, "dice", d=_dice(answer.dice, lang)))
     lines.append("")
@@ -136,7 +135,7 @@ def _dice(dice, lang) -> str:
     return ", ".join(f"{d} = {f} ({say(lang, how)})" for d, f, how in dice)
 
 
-def _verdict(v, lang) -> str:
+def _verdict(v, ty, lang) -> str:
     from .runtime import Verdict
     if isinstance(v, Verdict):
         if v.allowed:
@@ -151,7 +150,7 @@ def _verdict(v, lang) -> str:
         by = say(lang, "by", n=v.margin) if v.margin else ""
         return say(lang, "check_passes" if v.passed else "check_fails", by=by, t=v.total,
                    need=_target(v, lang))
-    return show(v, lang)
+    return show_answer(v, ty, lang)            # an empty list '[]', no effects 'nothing'
 
 
 def _target(v: CheckResult, lang=None) -> str:

@@ -30,13 +30,15 @@ class Group:
         self.tests = set()
         self.opaque = False
 
-    def same(self, tests, face, other) -> bool:
-        """Whether every test in ``tests`` goes the same way for ``face`` and ``other``."""
-        for a, b, op, c in tests:
-            test = _TESTS[op]
-            if test(a * face + b, c) != test(a * other + b, c):
-                return False
-        return True
+
+def same_way(tests, face, other) -> bool:
+    """Whether every test in ``tests`` (a group's records) goes the same way for the faces
+    ``face`` and ``other``."""
+    for a, b, op, c in tests:
+        test = _TESTS[op]
+        if test(a * face + b, c) != test(a * other + b, c):
+            return False
+    return True
 
 
 def plain(value):
@@ -122,12 +124,14 @@ class Face(int):
         return self
 
 
+_METHODS = {"<": "__lt__", "<=": "__le__", ">": "__gt__", ">=": "__ge__", "==": "__eq__",
+            "!=": "__ne__"}
+
+
 def _opaque(face: Face, name: str):
-    """``face``'s number's own method ``name``, once its group is marked opaque."""
+    """``face``'s number's own method ``name`` (or comparison), its group marked opaque."""
     face.group.opaque = True
-    op = {"<": "__lt__", "<=": "__le__", ">": "__gt__", ">=": "__ge__", "==": "__eq__",
-          "!=": "__ne__"}.get(name, name)
-    return getattr(face.v, op)
+    return getattr(face.v, _METHODS.get(name, name))
 
 
 def _delegate(name):

@@ -354,7 +354,7 @@ class Dice:
             else:
                 face = self._branch((low, high, 1))
             self.read.append((die, face, "enumerated"))
-            group = self.groups and self.groups.get(self.step - 1)
+            group = self.groups.get(self.step - 1) if self.groups else None
             return face if group is None else Face(face, group)
         if self.rng is not None:
             face = self.rng.randint(low, high)
@@ -391,7 +391,7 @@ class Dice:
         else:
             face = self._branch((low, high, count))
         self.read.append((f"{count}{die}", face, "enumerated"))
-        group = self.groups and self.groups.get(self.step - 1)
+        group = self.groups.get(self.step - 1) if self.groups else None
         return total + (face if group is None else Face(face, group))
 
     def _branch(self, what) -> int:
