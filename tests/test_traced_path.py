@@ -136,3 +136,27 @@ def _walk(node):
     for c in node.children:
         yield c
         yield from _walk(c)
+
+
+MP = ROOT / "rulebooks" / "musket-and-pike"
+CAVALRY = MP / "states" / "cavalry-wing.yaml"
+
+
+@pytest.mark.parametrize("generated", [True, False], ids=["generated", "step-by-step"])
+def test_the_thing_an_exists_found_is_a_step_of_the_ruling(generated):
+    """M&P round 13 Q8: must_rally is 'not exists(Unit u where ...)'; its ruling names the
+    unit that keeps the wing from having to rally, with the fields the search read of it.
+    A search that finds nothing records nothing."""
+    from drillbook.explain import ruling
+    rb = Rulebook.open(str(MP))
+    if not generated:
+        rb = Rulebook(rb.model, compile_model(rb.model, generated=False))
+    state = rb.state(str(CAVALRY))
+    answer = rb.ask("must_rally(horse)", state)
+    found = [(n.name, n.value.id) for n in _walk(answer.trace) if n.kind == "found"]
+    assert (answer.value, found) == (False, [("exists", "cuirassiers")])
+    assert ("- found: Unit cuirassiers (u.wing = horse, u.class = Cavalry, u.morale = Normal, "
+            "u.formation = FormationNormal)") in ruling(answer, model=rb.model)
+    answer = rb.ask("after set cuirassiers.morale to Shaken: must_rally(horse)", state)
+    assert answer.value is True          # reiters Shaken, dragoons Broken: none found
+    assert [n for n in _walk(answer.trace) if n.kind == "found"] == []

@@ -168,16 +168,31 @@ def _worked_target(node: Trace, lang) -> str:
     target = node.decl.target
     if isinstance(target, (A.IntLit, A.Name, A.Call, A.RangeLit, A.FieldOf)):   # one value
         return ""
-    args = node.detail.get("args", {})
+    read = _fields_read([target], node.detail.get("args", {}), lang)
+    return f" ({A.to_source(target)}{'; ' + read[2:-1] if read else ''})"
+
+
+def _found(node: Trace, lang) -> str:
+    """The thing a search found, with the fields of it its condition reads: "Unit
+    cuirassiers (u.class = Cavalry, u.morale = Normal)" (M&P round 13 Q8)."""
+    search, thing = node.detail["search"], node.value
+    if not isinstance(thing, Entity):
+        return show(thing, lang)
+    return f"{thing.type} {thing.id}" + _fields_read([search.cond], {search.var: thing}, lang)
+
+
+def _fields_read(exprs, things: dict, lang) -> str:
+    """' (u.class = Cavalry; ...)': each field of ``things`` (name -> Entity) that
+    ``exprs`` read, once, in the order written; '' when they read none."""
     read = []
-    for e in A.walk(target):
+    for e in (n for x in exprs if x is not None for n in A.walk(x)):
         if (isinstance(e, A.FieldOf) and isinstance(e.subject, A.Name)
-                and isinstance(args.get(e.subject.name), Entity)):
-            value = args[e.subject.name].fields.get(e.name)
-            shown = f"{e.subject.name}.{e.name} = {show(value, lang)}"
+                and isinstance(things.get(e.subject.name), Entity)):
+            shown = (f"{e.subject.name}.{e.name} = "
+                     f"{show(things[e.subject.name].fields.get(e.name), lang)}")
             if shown not in read:
                 read.append(shown)
-    return f" ({'; '.join([A.to_source(target)] + read)})"
+    return f" ({', '.join(read)})" if read else ""
 
 
 def _node(node: Trace, depth: int, lang) -> list:
@@ -186,6 +201,8 @@ def _node(node: Trace, depth: int, lang) -> list:
     out = []
     if kind == "roll":
         return [f"{pad}- " + say(lang, "rolled", die=node.name, n=node.value)]
+    if kind == "found":
+        return [f"{pad}- " + say(lang, "found", x=_found(node, lang))]
     if kind == "choice":
         opts = ", ".join(show(o, lang) for o in node.detail["options"])
         return [f"{pad}- " + say(lang, "chose", name=node.name, v=show(node.value, lang),

@@ -38,6 +38,7 @@ PHRASES = {
     "or_more": {"en": "{n} or more", "ru": "{n} или больше", "de": "{n} oder mehr"},
     "within": {"en": "within {r}", "ru": "в пределах {r}", "de": "im Bereich {r}"},
     "rolled": {"en": "{die} rolled {n}", "ru": "{die}: выпало {n}", "de": "{die} zeigt {n}"},
+    "found": {"en": "found: {x}", "ru": "найдено: {x}", "de": "gefunden: {x}"},
     "chose": {"en": "the players chose {name} = {v} (from: {opts})",
               "ru": "игроки выбрали {name} = {v} (из: {opts})",
               "de": "die Spieler wählten {name} = {v} (aus: {opts})"},

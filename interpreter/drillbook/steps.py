@@ -12,7 +12,8 @@ reader first asks for a node's ``children`` (``Logged``).  A record is one of:
   ``items``, each ``(modifier, applies, value)``, filled in as they are worked out); the
   steps until its ``(END, value)`` are its children;
 - ``(step, keys, cell)``, ``step`` a table's ``Step``: the cell the keys found;
-  ``(step, face)``, ``step`` a die's: a face it rolled;
+  ``(step, face)``, ``step`` a die's: a face it rolled; ``(step, thing)``, ``step`` a
+  search's (``found``): the first thing an ``exists`` found;
 - ``CLOSE`` or ``(END, value)``: the step started last and not yet ended, ends;
 - ``(LEAF, node)``: a finished step (a choice, or a procedure's step, whose own steps
   are in its own log);
@@ -34,7 +35,7 @@ END = object()
 LEAF = object()
 ABOVE = object()
 SCOPE = object()
-_LEAVES = ("table", "roll")
+_LEAVES = ("table", "roll", "found")
 
 
 class Trace:
@@ -67,6 +68,8 @@ class Step:
                          {"args": dict(zip(self.params, rec[1]))} if self.params else None)
         if kind == "roll":
             return Trace(kind, self.name, None, rec[1])
+        if kind == "found":               # a search: what decided it (its node in detail)
+            return Trace(kind, self.name, None, rec[1], {"search": self.decl})
         hit = rec[2]                      # a table: (value, cell, row's cell or text, notes)
         detail = {"keys": list(rec[1]), "cell": hit[1], "footnotes": hit[3]}
         if isinstance(hit[2], str):

@@ -20,7 +20,7 @@ from ..faces import Face, plain
 from ..geometry import MAX_RING, Hex, bearing
 from ..limits import MAX_INT, MAX_RANGE, check_span, too_big
 from ..runtime import Ctx, Effect, Entity, Range, show
-from ..steps import LEAF, SCOPE
+from ..steps import LEAF, SCOPE, Step
 
 
 # ------------------------------------------------------------------ run-time helpers
@@ -236,6 +236,16 @@ def _num(value, loc):
         fail(loc, "E613", f"this is {show(value)}, not a number",
              "compare it first: if x == P then ... else ...")
     return value
+
+
+def _exists(ctx, step, found):
+    """``exists(...)`` of the things a search finds, one by one: traced, the first is
+    recorded as what decided it (``steps.py``, a ``found`` step)."""
+    for thing in found:
+        if ctx.log is not None:
+            ctx.log.append((step, thing))
+        return True
+    return False
 
 
 def _the(found, loc, type_name):
@@ -705,7 +715,8 @@ class _Gen:
         return f"sum(1 {self._query(e.args[0])})"
 
     def _builtin_exists(self, e):
-        return f"any(True {self._query(e.args[0])})"
+        """Traced, the thing found is recorded (``_exists``)."""
+        return f"_exists(ctx, {self.k(Step('found', 'exists', e.args[0]))}, (_e {self._query(e.args[0])}))"
 
     def _step(self, e, direction):
         levels = self.k(self.p.levels[strip(e.type).name])

@@ -16,6 +16,7 @@ import copy
 
 from .. import ast as A
 from ..check.types import strip
+from ..steps import Step
 from .codegen import _exact_keys, _index_keys
 
 _LOOPS = {"count", "exists", "sum", "every", "some", "first", "the", "all"}
@@ -109,15 +110,17 @@ def _loop(gen, e, into, indent):
             with gen._direct(arg.ref, False):
                 cond = gen.gen(arg.cond) if arg.cond is not None else None
                 element = gen.val(arg.element) if kind == "sum" else gen.gen(arg.element)
+    found = _found(gen, kind, arg)
     if exact and kind in ("the", "count", "exists", "all"):    # what the index found: no loop
         return before + [f"{pad}{into} = " + {
             "count": f"len({source})", "exists": f"len({source}) > 0",
             "all": f"tuple({source})",
-            "the": _only(gen, e, source, f"list({source})")}[kind]]
+            "the": _only(gen, e, source, f"list({source})")}[kind]] + (
+            [f"{pad}if {into}:", f"{pad}    _L(({found}, {source}[0]))"] if found else [])
     start = {"count": "0", "exists": "False", "sum": "0", "every": "True", "some": "False",
              "first": "None", "the": "[]", "all": "[]"}[kind]
     body = {"count": [f"{into} += 1"],
-            "exists": [f"{into} = True", "break"],
+            "exists": [f"{into} = True"] + ([f"_L(({found}, _e))"] if found else []) + ["break"],
             "sum": [f"{into} += {element}"],
             "every": [f"if not ({element}):", f"    {into} = False", "    break"],
             "some": [f"if {element}:", f"    {into} = True", "    break"],
@@ -133,6 +136,15 @@ def _loop(gen, e, into, indent):
     if kind == "all":
         out.append(f"{pad}{into} = tuple({into})")
     return out
+
+
+def _found(gen, kind, arg) -> str | None:
+    """Traced (a generator that records steps, ``record.py``): the step an ``exists``
+    records with the thing it found, so that a ruling names it, as codegen's ``_exists``
+    records it on the step-by-step path; None otherwise."""
+    if not getattr(gen, "records_steps", False) or kind != "exists":
+        return None
+    return gen.k(Step("found", kind, arg))
 
 
 def _only(gen, e, found, as_list):

@@ -33,10 +33,13 @@ class Recorder(Inliner):
     rule, a sum of modifiers or a table's cell recorded where it is inlined (``_Call``),
     and every other call kept (a plain rule too deep to inline, unless it is small,
     called through its traced entry, see ``entry``)."""
+    records_steps = True        # its functions bind ``_L`` (lower.py records a search's find)
 
     def __init__(self, program, params: int = 0, counts=None):
         super().__init__(program, params, counts)
         self.consts["_END"] = END
+
+    _builtin_exists = _Gen._builtin_exists    # what it found is recorded, as lower.py does
 
     def _Call(self, e):
         if e.ref[0] == "builtin":
