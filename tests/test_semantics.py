@@ -837,6 +837,21 @@ def test_a_choice_or_a_roll_the_question_never_read_is_a_located_warning(book):
     assert res.rc == 0 and res.err == ""
 
 
+def test_a_language_the_rulebook_does_not_declare_is_a_located_warning(book):
+    """BFS round 14 T-b: --lang ru on a rulebook of en and de shows its labels in English
+    inside Russian phrases, and says so (here --lang de on one of en and ru); a declared
+    language says nothing."""
+    rb = book.write("rb.drill", 'rulebook "T" edition "1" languages en, ru\n\n' + EFFECTS,
+                    header=False)
+    book.write("state.yaml", "Unit:\n  u: {hits: 0}\n", header=False)
+    res = book.run("ask", rb, "hit(u)", "--state", "state.yaml", "--lang", "de")
+    w = [d for d in diagnostics(res.err) if d.code == "W802"]
+    assert res.rc == 0 and len(w) == 1 and w[0].path == "<command line>", res.err
+    assert "has no labels in 'de'" in w[0].message and w[0].source[w[0].col - 1:] == "de"
+    res = book.run("ask", rb, "hit(u)", "--state", "state.yaml", "--lang", "ru")
+    assert res.rc == 0 and "W802" not in res.err, res.err
+
+
 # ------------------------------------------------------------------ use
 def test_use_outside_the_folder_is_e014(book):
     book.write("elsewhere.drill", 'section 9 "X"\n  define x -> Int = 1\n', header=False)

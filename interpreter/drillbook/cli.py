@@ -339,6 +339,12 @@ def _lang(args, argv, model=None):
         from .errors import fail
         fail(_where(argv, lang), "E810", f"no labels or phrases in '{lang}'",
              f"languages: {', '.join(sorted(known))}")
+    declared = list(getattr(model, "languages", None) or [])
+    if declared and lang not in declared:      # the phrases translated, the labels not
+        print(Diagnostic(_where(argv, lang), "W802", f"this rulebook has no labels in "
+                         f"'{lang}': its rules are shown in '{declared[0]}', the words around "
+                         f"them in '{lang}'", f"its languages: {', '.join(declared)}",
+                         severity="warning").render(), file=sys.stderr)
     return lang
 
 

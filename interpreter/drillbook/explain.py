@@ -73,6 +73,9 @@ def _decls(node):
     decided = node.detail.get("decided_by")
     if decided is not None:
         yield decided
+    for d, _status, _winner in node.detail.get("considered", ()):
+        if d is not decided:        # an exception weighed: the ruling rests on its reading
+            yield d                 # whether or not it applied (BFS round 14 T2)
     if node.kind == "requirements":
         for d, _ok in node.detail.get("items", []):
             yield d
@@ -290,9 +293,10 @@ def _node(node: Trace, depth: int, lang) -> list:
             head += f" ({cite(node.decl, lang)})"
         out.append(head + _variant_mark(decided or node.decl, lang))
         for decl, status, winner in node.detail.get("considered", []):
-            if status == "does not apply":
+            if status == "does not apply":         # with the fields its 'when' reads
                 out.append(f"{pad}    " + say(lang, "exc_not_apply", x=label(decl, lang),
-                                               where=cite(decl, lang)))
+                                               where=cite(decl, lang)) + _fields_read(
+                    [getattr(decl, "when", None)], node.detail.get("args", {}), lang))
         out += _kids(node.children, depth + 1, lang)
         return out
     out += _kids(node.children, depth, lang)
@@ -549,8 +553,19 @@ def _idle_items(node) -> set:
             if getattr(c, "detail", None) and c.detail.get("inapplicable")}
 
 
+_FIRST = {"conflict": 0, "gap": 1, "doubt": 2}
+
+
 def doubts_of(trace: Trace, model=None) -> list:
-    """Every doubt, gap and CONFLICT attached to what decided the ruling, in trace order."""
+    """Every doubt, gap and CONFLICT attached to what decided the ruling: those of its rules
+    first, CONFLICTs and gaps before doubts, each in trace order; then those a section
+    states of all its rules ("whole section"), in the same order (GdB round 14 Q26, BFS
+    T-c: the gap that matters is not lost among the doubts)."""
+    return sorted(_doubts(trace, model), key=lambda d: (d["of"] == "whole section",
+                                                        _FIRST.get(d["kind"], 2)))
+
+
+def _doubts(trace: Trace, model=None) -> list:
     out, seen = [], set()
 
     def add(note, of, section):
@@ -654,9 +669,12 @@ def _doubt_lines(answer, model, lang) -> list:
                     "replaced", "dropped", "added") else c["kind"]
             lines.append(f"  - {c['target']}: {what} (§{c['section']}, {c['at']})")
     doubts = doubts_of(answer.trace, model)
-    if doubts:
-        lines += ["", say(lang, "doubts_head")]
-        for d in doubts:
+    heads = [("doubts_head", [d for d in doubts if d["of"] != "whole section"]),
+             ("sections_head", [d for d in doubts if d["of"] == "whole section"])]
+    for head, notes in heads:
+        if notes:
+            lines += ["", say(lang, head)]
+        for d in notes:
             where = f"§{d['section']}, " if d["section"] else ""
             of = say(lang, "whole_section") if d["of"] == "whole section" else d["of"]
             lines.append(f"  - {say(lang, 'kind_' + d['kind'])} ({where}{of}): "
