@@ -2,6 +2,7 @@
 pass, and the acceptance questions give the answers the printed rules give."""
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -341,3 +342,35 @@ def test_a_declaration_charge_phase_strikes_out_warns_with_the_rulebooks_note(ca
     assert code == 0 and out.strip() == "fr2", err
     assert "warning[W702]: ru (Unit)" in err and "own_charge_declared_first" in err, err
     assert "the rulebook notes: a state written for charge_phase holds the declarations" in err
+
+
+LONELY = """\
+Commander:
+  b_far: {rank: Brigadier, at: [100, -40], phasing: true}
+  b_ru: {rank: Brigadier, at: [0, 60]}
+Unit:
+  fr: {arm: Infantry, phasing: true, at: [100, 0], brigadier: b_far, charge_move: 20, attack_order: true}
+  ru: {arm: Infantry, at: [100, 18], facing: 180, brigadier: b_ru, charge_move: 20, morale: Routing}
+"""
+
+
+def test_odds_list_the_doubts_of_the_rules_they_may_consult(capsys, tmp_path):
+    """GdB round 14 N4: the 2/3 of a charge out of command radius under the optional
+    command roll (+2: an Attack order, a routing target) rests on the doubt '+1 for each
+    that holds'; odds shows it, in text and JSON, the gaps first."""
+    state = tmp_path / "lonely.yaml"
+    state.write_text(LONELY, encoding="utf-8")
+    args = ["odds", GDB, "may_charge(fr, ru, Charge)", "--state", state,
+            "--option", "OptionalCommandRoll"]
+    code, out, err = run(capsys, *args)
+    assert code == 0, err
+    text = out.split("Doubts in the rules this question may consult:")
+    assert len(text) == 2 and "allowed" in text[0] and "2/3" in text[0], out
+    rules = text[1].split("Doubts the sections consulted state of all their rules:")[0]
+    lines = [line for line in rules.splitlines() if line.startswith("  - ")]
+    kinds = [line.split()[1] for line in lines]
+    assert kinds == sorted(kinds, key=lambda k: k != "gap") and "gap" in kinds
+    assert any("command_roll)" in line and "+1 for each" in line for line in lines)
+    code, out, err = run(capsys, *args, "--json")
+    data = json.loads(out)
+    assert any(d["of"] == "command_roll" and "+1 for each" in d["text"] for d in data["doubts"])

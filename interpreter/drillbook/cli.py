@@ -600,13 +600,17 @@ def cmd_run(args, argv) -> int:
 def cmd_odds(args, argv) -> int:
     from .evaluate import with_other_choices
     from .explain import outcome_label
+    from .explain import doubt_lines, doubts_of_rules
     rb, state, rolls, options = _question_inputs(args, argv)
     t, dist = rb.odds(args.question, state, rolls, options, args.chosen)
     rows = sorted(with_other_choices(dist).items(), key=lambda kv: (kv[0][0], -kv[1], kv[0][1]))
+    doubts = doubts_of_rules(rb.model, rb.model.reach(_called(
+        rb.typed_question(args.question, state)[2])))   # a reading the odds may rest on
     if args.json:
         _json({"question": args.question, "type": str(t), "outcomes": [
             {"choices": str(made), "outcome": k, "fraction": f"{p.numerator}/{p.denominator}",
-             "percent": round(float(p) * 100, 4)} for (made, k), p in rows]})
+             "percent": round(float(p) * 100, 4)} for (made, k), p in rows],
+            "doubts": doubts})
         return 0
     shown = {k: outcome_label(rb.model, k, args.lang) for (_, k), _ in rows}
     width = max(len(v) for v in shown.values())
@@ -618,8 +622,21 @@ def cmd_odds(args, argv) -> int:
         for k, p in outcomes:
             frac = f"{p.numerator}/{p.denominator}"
             lines.append(f"{pad}{shown[k]:<{width}}  {frac:>9}  {float(p) * 100:7.3f}%")
+    lines += doubt_lines(doubts, args.lang, "odds_doubts_head")
     _say("\n".join(lines), "ruling")
     return 0
+
+
+def _called(expr) -> list:
+    """The rules, tables, checks... a question's text names, in the order written."""
+    from . import ast as A
+    names = []
+    for e in A.walk(expr):
+        ref = getattr(e, "ref", None)
+        if (isinstance(e, A.Call) and ref and ref[0] != "builtin") or (
+                isinstance(e, A.Name) and ref and ref[0] == "rule"):
+            names.append(ref[1])
+    return names
 
 
 def _same_odds_together(rows) -> list:

@@ -561,8 +561,7 @@ def doubts_of(trace: Trace, model=None) -> list:
     first, CONFLICTs and gaps before doubts, each in trace order; then those a section
     states of all its rules ("whole section"), in the same order (GdB round 14 Q26, BFS
     T-c: the gap that matters is not lost among the doubts)."""
-    return sorted(_doubts(trace, model), key=lambda d: (d["of"] == "whole section",
-                                                        _FIRST.get(d["kind"], 2)))
+    return _in_order(_doubts(trace, model))
 
 
 def _doubts(trace: Trace, model=None) -> list:
@@ -601,6 +600,39 @@ def _doubts(trace: Trace, model=None) -> list:
             out.append({"kind": "conflict", "text": w.message, "of": w.code,
                         "section": None, "at": f"{w.loc.path}:{w.loc.line}"})
     return out
+
+
+def doubts_of_rules(model, decls) -> list:
+    """The doubts, gaps and CONFLICTs of ``decls`` (``Model.reach``: what a question may
+    consult, for ``odds``, which keeps no trace), of their exceptions, requirements,
+    modifiers and procedure steps, and those their sections state of all their rules;
+    ordered as ``doubts_of`` orders them (GdB round 14 N4)."""
+    out, seen, sections = [], set(), set()
+
+    def add(note, of, section):
+        key = (note.loc.path, note.loc.line, note.loc.col, note.text)
+        if note.kind in ("doubt", "gap") and key not in seen:
+            seen.add(key)
+            out.append(_note_json(note, of, section))
+    for d in decls:
+        sec = getattr(d, "section", None)
+        parts = [(d.name, d)] + [(x.name, x) for x in model.children.get(d.name, [])]
+        parts += [(f"{d.name}.{i.name}", i) for i in getattr(d, "items", None) or []
+                  if not isinstance(d, A.RequirementsDecl)]
+        parts += [(f"{d.name}.{st.name}", st) for st in getattr(d, "steps", None) or []]
+        for of, part in parts:
+            for note in getattr(part, "annotations", None) or []:
+                add(note, of, getattr(part, "section", None) or sec)
+        if sec is not None and id(sec) not in sections:
+            sections.add(id(sec))
+            for note in sec.annotations or []:
+                add(note, "whole section", sec)
+    return _in_order(out)
+
+
+def _in_order(notes: list) -> list:
+    """Those of rules first, CONFLICTs and gaps before doubts, then the whole sections'."""
+    return sorted(notes, key=lambda d: (d["of"] == "whole section", _FIRST.get(d["kind"], 2)))
 
 
 def _row_of(table, cell):
@@ -668,8 +700,14 @@ def _doubt_lines(answer, model, lang) -> list:
                 else say(lang, "variant_" + c["kind"]) if c["kind"] in (
                     "replaced", "dropped", "added") else c["kind"]
             lines.append(f"  - {c['target']}: {what} (§{c['section']}, {c['at']})")
-    doubts = doubts_of(answer.trace, model)
-    heads = [("doubts_head", [d for d in doubts if d["of"] != "whole section"]),
+    return lines + doubt_lines(doubts_of(answer.trace, model), lang)
+
+
+def doubt_lines(doubts: list, lang, head: str = "doubts_head") -> list:
+    """The lines of a list of doubts (``doubts_of``): those of rules under ``head``, those
+    of whole sections under their own heading."""
+    lines = []
+    heads = [(head, [d for d in doubts if d["of"] != "whole section"]),
              ("sections_head", [d for d in doubts if d["of"] == "whole section"])]
     for head, notes in heads:
         if notes:
@@ -729,5 +767,6 @@ def _sec_number(decl):
     return None if sec is None else sec.number
 
 
-__all__ = ["ruling", "answer_json", "to_json", "sections_of", "doubts_of", "variant_changes",
+__all__ = ["ruling", "answer_json", "to_json", "sections_of", "doubts_of", "doubts_of_rules",
+           "doubt_lines", "variant_changes",
            "effects_log", "outcome_label", "example_json", "A"]
