@@ -93,7 +93,8 @@ def test_run_stopped_by_an_error_prints_the_log_up_to_it_then_the_error(capsys):
     # far the phase got, and why Counter is closed (the charger has halted)
     code, out, err = run(capsys, "run", GDB, "charge_phase", "--state", STATES / "charge-phase.yaml",
                          "--choice", "reaction=Bogus")
-    assert code == 1 and "error[E611]" in err and "asked by chosen_reaction(d = " in err, err
+    assert code == 2 and "error[E611]" in err and "asked by chosen_reaction(d = " in err, err
+    assert err.startswith("<command line>:") and "note: the rule asks for the choice here" in err
     assert out.startswith("Procedure: charge_phase, up to the error below"), out[:200]
     assert "stopped by the error below" in out and "Traceback" not in err
     assert out.index("stopped by the error below") > out.index("1. ")
@@ -123,7 +124,8 @@ def test_run_with_given_dice_prints_the_log_step_by_step(capsys):
                 "18. 6.1.8", "19. stop if the chargers failed",
                 "20. step 5: the defenders or counter-chargers test",
                 "21. step 5: the result of the defenders' test",
-                "22. the chargers close to contact"]
+                "22. step 5: a counter-charger that wavers, retreats or routs",
+                "23. the chargers close to contact"]
     assert len(steps) == len(expected)
     for got, want in zip(steps, expected):
         assert got.startswith(want), (got, want)
@@ -312,7 +314,7 @@ def test_a_comma_list_for_a_choice_is_told_to_repeat_the_flag(capsys):
                          GDB / "states" / "charge.yaml", "--option", "OptionalCommandRoll",
                          "--roll", "d6=4", "--choice", "reaction=Stand",
                          "--choice", "charger_result=Pass,Halt", "--choice", "defender_result=Waver")
-    assert code == 1 and "E611" in err and "Traceback" not in err
+    assert code == 2 and "E611" in err and "Traceback" not in err
     assert "--choice charger_result=Pass --choice charger_result=Halt" in err, err
 
 

@@ -1325,8 +1325,10 @@ def test_odds_counts_a_given_choice_a_roll_closes_as_an_outcome_of_its_own(book)
     res = book.run("odds", rb, "reply(u_foot)", "--state", "state.yaml", "--choice",
                    "answer=Charg")
     d = assert_located(res, "E611", "'Charg' is not one of the options of the choice 'answer'",
-                       rc=1, path="rb.drill")
+                       rc=2, path="<command line>")      # the argument at fault (M&P round 14 T3)
+    assert d.source[d.col - 1:] == "answer=Charg"
     assert "hint: one of: Hold, Charge (on no roll is it one)" in "\n".join(d.rest), d.rest
+    assert "rb.drill:" in res.err and "note: the rule asks for the choice here" in res.err
 
 
 # ------------------------------------------------------------------ rulings

@@ -259,6 +259,7 @@ def _main(argv: list[str], argv_given) -> int:
         _errors(_point(argv, str(e)).render())
         return 2
     except DrillError as e:
+        e = _at_the_argument(e, argv)
         _errors(e.render())
         if any(d.code in ("E527", "E804") for d in e.diagnostics):   # output, not usage
             return 1
@@ -346,6 +347,23 @@ def _lang(args, argv, model=None):
                          f"them in '{lang}'", f"its languages: {', '.join(declared)}",
                          severity="warning").render(), file=sys.stderr)
     return lang
+
+
+def _at_the_argument(e: DrillError, argv) -> DrillError:
+    """An error about a value the command line gave (a ``--choice`` the rule does not
+    offer) points at that argument; where the rulebook asks for it becomes its note (M&P
+    round 14 T3)."""
+    moved = []
+    for d in e.diagnostics:
+        name, _, want = (d.given or "").partition("=")
+        arg = next((a for a in argv if a == d.given or a.startswith(f"{name}=") and want in
+                    [w.strip() for w in a[len(name) + 1:].split(",")]), None) if d.given else None
+        if arg is None:
+            moved.append(d)
+            continue
+        moved.append(Diagnostic(_where(argv, arg), d.code, d.message, d.hint, d.severity,
+                                [(d.loc, "the rule asks for the choice here")] + d.notes))
+    return DrillError(moved)
 
 
 def _where(argv, word) -> Loc:

@@ -56,6 +56,7 @@ class Diagnostic:
     hint: str | None = None
     severity: str = "error"
     notes: list[tuple[Loc, str]] = field(default_factory=list)
+    given: str | None = None      # the command-line argument at fault (``--choice a=b``)
 
     def render(self) -> str:
         out = [f"{self.loc}: {self.severity}[{self.code}]: {self.message}"]
@@ -96,9 +97,11 @@ class DrillError(Exception):
 
 
 def fail(loc: Loc, code: str, message: str, hint: str | None = None,
-         notes: list[tuple[Loc, str]] | None = None) -> None:
-    """Raise the one error type at ``loc``."""
-    raise DrillError([Diagnostic(loc, code, message, hint, notes=list(notes or []))])
+         notes: list[tuple[Loc, str]] | None = None, given: str | None = None) -> None:
+    """Raise the one error type at ``loc``; ``given``: the value of a command-line argument
+    the error is about (a choice's ``name=value``), which the command line points at."""
+    raise DrillError([Diagnostic(loc, code, message, hint, notes=list(notes or []),
+                                 given=given)])
 
 
 _SOUNDS_LIKE_Y = ("uni", "use", "usu", "uti", "ure", "eu", "ewe", "one", "once")

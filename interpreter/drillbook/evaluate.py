@@ -525,7 +525,8 @@ def enumerate_outcomes(run, rolls=None, choices=None, budget=None, alike=True) -
     if not_open is not None and all(isinstance(k, NotOpen) for _, k in ways):
         fail(not_open.loc, "E611", f"'{not_open.want}' is not one of the options of the "
              f"choice '{not_open.name}'{not_open.asked_by}",
-             f"one of: {', '.join(offered)} (on no roll is it one)")
+             f"one of: {', '.join(offered)} (on no roll is it one)",
+             given=f"{not_open.name}={not_open.want}")
     dist = {}
     for key, per in ways.items():
         whole = lcm(*per)

@@ -572,7 +572,7 @@ class Dice:
                                            if len(queue) > 1 or n else ""),
                      f"one of: {', '.join(keys)}" + _why_options(asker) + (
                          f"; a choice made more than once takes one --choice each time, in "
-                         f"order: --choice {again}" if again else ""))
+                         f"order: --choice {again}" if again else ""), given=f"{name}={want}")
             self.made.append((name, want))
             return options[keys.index(want)]
         if len(options) == 1:           # one option leaves nothing to choose
