@@ -376,3 +376,30 @@ def test_odds_list_the_doubts_of_the_rules_they_may_consult(capsys, tmp_path):
     code, out, err = run(capsys, *args, "--json")
     data = json.loads(out)
     assert any(d["of"] == "command_roll" and "+1 for each" in d["text"] for d in data["doubts"])
+
+
+Q23 = """\
+Commander:
+  b_fr: {rank: Brigadier, at: [0, -5], phasing: true}
+  b_ru: {rank: Brigadier, at: [5, 26]}
+Unit:
+  fr: {arm: Infantry, phasing: true, at: [0, 0], brigadier: b_fr, charge_move: 20, charging: ru}
+  ru: {arm: Infantry, at: [0, 18], facing: 180, brigadier: b_ru, charge_move: 20}
+  ru2: {arm: Infantry, at: [6, 16], facing: 200, brigadier: b_ru, charge_move: 20, charging: fr}
+"""
+
+
+def test_a_procedure_step_shows_the_fields_its_condition_read(capsys, tmp_path):
+    """GdB round 14 N22: fr's counter-charge on ru2 lapses because its own charge went into
+    contact; the step says so with the fields its 'when' read, and a skipped step too."""
+    state = tmp_path / "q23.yaml"
+    state.write_text(Q23, encoding="utf-8")
+    code, out, err = run(capsys, "run", GDB, "charge_phase", "--state", state,
+                         "--choice", "reaction=Stand", "--choice", "reaction=Counter",
+                         *["--choice", "charger_result=Pass"] * 2,
+                         *["--choice", "defender_result=Pass"] * 2)
+    assert code == 0, err
+    lapsed = [line for line in out.splitlines() if "a counter-charge chosen at (3) lapses" in line]
+    assert any(line.endswith("it stands (d.test_result = Pass, d.in_contact = yes)")
+               for line in lapsed), lapsed
+    assert any("d.in_contact = no): skipped" in line for line in lapsed), lapsed

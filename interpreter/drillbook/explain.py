@@ -312,6 +312,9 @@ def _rule_value(node: Trace, lang) -> str:
         if node.detail.get("inapplicable"):
             return say(lang, "not_applicable")
         return say(lang, "is", v=say(lang, "satisfied" if node.value else "violated"))
+    returns = getattr(node.decl, "returns", None)
+    if node.value == () and returns is not None and "list" in returns.kind:
+        return say(lang, "is", v="[]")          # an empty list, not the 'nothing' of effects
     return say(lang, "is", v=show(node.value, lang))
 
 
@@ -358,7 +361,8 @@ def _footnotes(node: Trace, pad: str, lang) -> list:
 
 def _step(node: Trace, n: int, depth: int, lang) -> list:
     pad = "  " * depth
-    title = node.decl.label.show(node.name, lang)
+    title = node.decl.label.show(node.name, lang) + _fields_read(     # what its 'when' read
+        [node.decl.when], node.detail.get("args", {}), lang)         # (GdB round 14 N22)
     if node.decl.stop:
         word = say(lang, "procedure_stops" if node.detail.get("stopped") else "procedure_goes_on")
         return [f"{pad}{n}. {title}: {word}"]
@@ -483,7 +487,7 @@ def trace_json(node: Trace) -> dict:
 
 def answer_json(answer, model=None) -> dict:
     out = {"question": answer.question, "type": str(answer.type), "value": to_json(answer.value),
-           "shown": show(answer.value),
+           "shown": show_answer(answer.value, answer.type),
            "dice": [{"die": d, "face": f, "how": how} for d, f, how in answer.dice],
            "trace": [trace_json(c) for c in answer.trace.children] if answer.trace else [],
            "sections": [{"number": s.number, "title": s.label.text,

@@ -377,6 +377,7 @@ class Program:
                   self.exprs.expr(st.value) if st.value is not None else None) for st in p.steps]
         pad = self._padding(p.name, p.params)
         name = p.name
+        params = [q.name for q in p.params or []]
 
         def run(ctx, args):
             state, done = ctx.state, ()
@@ -411,6 +412,7 @@ class Program:
                     step_node = None
                     if node is not None:      # a step's own evaluation, in its own log
                         step_node = Logged("step", st.name, st)
+                        step_node.detail["args"] = dict(zip(params, s))   # as the step saw them
                         sub.trace, sub.log = step_node, step_node.log
                         ctx.log.append((LEAF, step_node))
                     holds = when is None or when(sub, s)
