@@ -166,3 +166,21 @@ def test_the_preemption_roll_cites_4_4_and_the_chart_it_shares_with_4_3(capsys):
     assert ("Continuation roll (w = horse, second_attempt = no) (§4.3 Continuation and "
             "Preemption)") in out
     assert "§4.4" not in out
+
+
+def test_a_state_the_question_makes_is_checked_as_a_state_file_is(capsys):
+    """M&P round 13/14 Q24: 'after set pikes.at to position(7, 5)' puts an enemy in the
+    lancers' hex; the question is still answered, with W702 located at the question, and
+    --json lists it. Without the move there is no warning; two units apart, none either."""
+    import json
+    q = "after set pikes.at to position(7, 5): reactions(lancers, pikes)"
+    code, out, err = run(capsys, "ask", MP, q, "--state", BOARD)
+    assert code == 0 and out.strip() == "[]", err
+    warned = re.findall(r"^<question>:1:1: warning\[W702\]: in the state its leading 'after' "
+                        r"parts leave, (\w+) \(Unit\) does not agree with .*no_enemy_in_its_hex",
+                        err, re.M)
+    assert sorted(warned) == ["lancers", "pikes"], err
+    code, out, err = run(capsys, "ask", MP, q, "--state", BOARD, "--json")
+    assert [w["code"] for w in json.loads(out)["state_warnings"]] == ["W702", "W702"]
+    code, out, err = run(capsys, "ask", MP, "reactions(lancers, pikes)", "--state", BOARD)
+    assert code == 0 and "W702" not in err, err

@@ -521,7 +521,28 @@ def _ask(args, argv, trace):
         _no_state_hint(e, args, state)
         raise
     _warn_unread(ans, argv)
+    _warn_left(rb, ans, options, args.question)
     return rb, ans
+
+
+def _warn_left(rb, ans, options, question) -> None:
+    """W702 for a state the question itself makes, located at the question: the one its
+    leading 'after' parts leave (``after set ...: q``), and the one its effects leave (a
+    procedure's end), for each requirement broken there and not already in the state file
+    (M&P round 13/14 Q24: a hypothetical move into an enemy's hex says so)."""
+    seen = {w.message for w in _STATE_WARNINGS}
+    where = Loc("<question>", 1, 1, 1, len(question) + 1)
+    remember_source("<question>", question)
+    for moved, said in ((ans.moved, "in the state its leading 'after' parts leave"),
+                        (ans.new_state, "in the state its effects leave")):
+        if moved is None or moved is ans.state:
+            continue
+        for w in rb.state_problems(moved, options):
+            if w.message not in seen:
+                seen.add(w.message)
+                d = Diagnostic(where, "W702", f"{said}, {w.message}", w.hint, severity="warning")
+                print(d.render(), file=sys.stderr)
+                _STATE_WARNINGS.append(d)
 
 
 def _warn_unread(ans, argv) -> None:

@@ -38,6 +38,7 @@ class Answer:
     new_state: State | None = None
     log: list = field(default_factory=list)
     before: State | None = None   # the state the effects apply to (after a leading `after`)
+    moved: State | None = None    # the state a leading `after` left (a question asked there)
     unread: list = field(default_factory=list)  # [(kind, name, values)] given, never read
     model: object = None          # the rulebook asked (to cite the sections of effects)
 
@@ -182,7 +183,7 @@ class Rulebook:
         dice = Dice(rolls, seed=seed, chosen=choices)
         ctx = Ctx(state, dice, options, trace)
         at, slots, rest = ctx, [None] * size, expr       # effects are shown from the state
-        if t.kind == "effects":                          # their leading 'after' parts leave
+        if isinstance(expr, A.After):                    # their leading 'after' parts leave
             at, slots, rest = self.program.leading_after(expr, ctx, slots)
         try:
             value = self.program.compile_expr(rest)(at, slots)
@@ -192,6 +193,8 @@ class Rulebook:
             raise
         ans = Answer(text, value, t, ctx.trace, dice.read, state, model=self.model)
         ans.unread = dice.unread()
+        if at is not ctx:
+            ans.moved = at.state            # what the question's leading 'after' parts left
         if t.kind == "effects":
             ans.before = at.state
             ans.new_state, ans.log = ans.before.apply(value)
