@@ -425,3 +425,41 @@ def test_a_checks_target_shows_the_fields_it_reads(capsys, tmp_path):
     assert code == 0, err
     assert ("needed 9 or less (target_armour(s) - s.armour_modifier; "
             "s.armour_modifier = 4): failed by 1") in out, out
+
+
+TAKE = """\
+Army:
+  cossacks: {}
+  poles: {}
+Unit:
+  camp: {at: [0, 20], army: cossacks, type: Wagons, wagon_train: true, order: Defense}
+  tabor: {at: [40, 20], army: cossacks, type: Wagons, wagon_train: true, order: Defense}
+  horse: {at: [0, 0], army: poles, type: Cavalry, order: Charge}
+  haiduks: {army: poles, type: Infantry, at: [40, 45], order: Move, skill: 5}
+Wagon:
+  t1: {at: [0, 20], unit: camp, type: Transport}
+  w1: {unit: tabor, type: WarWagon, at: [40, 20], crew: 3}
+Combat:
+  free: {attacker: horse, defender: camp, wagon: t1}
+Shot:
+  s_w1: {shooter: haiduks, target: tabor, wagon: w1, armour_modifier: 4}
+"""
+
+
+def test_a_ruling_shows_the_fields_read_through_the_things_a_rule_names(capsys, tmp_path):
+    """BFS round 14 T2, T3: the exception that did not stop the take-over shows the train's
+    contact, read through attacked_wagon(c); the crew's Armour test shows the crew Armour
+    5 it is worked out from, read through shot_wagon(s)."""
+    state = tmp_path / "take.yaml"
+    state.write_text(TAKE, encoding="utf-8")
+    code, out, err = run(capsys, "explain", BFS, "may_take_over(free)", "--state", state)
+    assert code == 0, err
+    assert ("does not apply: its condition does not hold (attacked_wagon(c).unit."
+            "in_contact_with_enemy = no, attacked_wagon(c).unit = camp, c.still_in_contact = no)"
+            ) in out, out
+    assert "which contact counts" in out.split("Doubts in the sources of this ruling:")[1]
+    code, out, err = run(capsys, "explain", BFS, "crew_armour_test(s_w1)", "--state", state,
+                         "--roll", "d10=3")
+    assert code == 0, err
+    assert ("needed 1 or less (shot_wagon(s).crew_armour - s.armour_modifier; "
+            "shot_wagon(s).crew_armour = 5, s.armour_modifier = 4): failed by 2") in out, out

@@ -652,7 +652,7 @@ def cmd_odds(args, argv) -> int:
             "doubts": doubts})
         return 0
     shown = {k: outcome_label(rb.model, k, args.lang) for (_, k), _ in rows}
-    width = max(len(v) for v in shown.values())
+    width = min(max(len(v) for v in shown.values()), ODDS_WIDTH)  # a long outcome pads none
     lines = [f"odds of {args.question}:"]
     for made, outcomes in _same_odds_together(rows):
         if made:
@@ -664,6 +664,9 @@ def cmd_odds(args, argv) -> int:
     lines += doubt_lines(doubts, args.lang, "odds_doubts_head")
     _say("\n".join(lines), "ruling")
     return 0
+
+
+ODDS_WIDTH = 60     # outcomes are padded to line their odds up, up to this many characters
 
 
 def _called(expr) -> list:

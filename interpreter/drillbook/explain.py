@@ -15,6 +15,7 @@ from .phrases import say
 _SAID: ContextVar[set] = ContextVar("drillbook_said", default=set())
 # for a ruling under a variant: the variant's own files, path -> the variant's title
 _VARIANT: ContextVar[dict] = ContextVar("drillbook_variant", default={})
+_STATE: ContextVar = ContextVar("drillbook_state", default=None)   # what things are looked up in
 from .runtime import CheckResult, Entity, Level, Range, Trace, show, show_answer
 
 
@@ -85,6 +86,7 @@ def _decls(node):
 # ------------------------------------------------------------------ prose
 def ruling(answer, lang=None, model=None) -> str:
     _SAID.set(set())
+    _STATE.set(_asked_on(answer))
     model = model if model is not None else getattr(answer, "model", None)
     _VARIANT.set(_variant_files(model))
     v = answer.value
@@ -103,6 +105,11 @@ def ruling(answer, lang=None, model=None) -> str:
         lines.append("")
         lines.append(say(lang, "cited", s="; ".join(cite_section(s, lang) for s in secs)))
     return "\n".join(lines)
+
+
+def _asked_on(answer):
+    """The state the question's value was worked out on (after its leading 'after' parts)."""
+    return getattr(answer, "moved", None) or getattr(answer, "state", None)
 
 
 def _effects_lines(answer, lang) -> list:
@@ -171,7 +178,7 @@ def _worked_target(node: Trace, lang) -> str:
     target = node.decl.target
     if isinstance(target, (A.IntLit, A.Name, A.Call, A.RangeLit, A.FieldOf)):   # one value
         return ""
-    read = _fields_read([target], node.detail.get("args", {}), lang)
+    read = _fields_read([target], node.detail.get("args", {}), lang, node)
     return f" ({A.to_source(target)}{'; ' + read[2:-1] if read else ''})"
 
 
@@ -184,18 +191,51 @@ def _found(node: Trace, lang) -> str:
     return f"{thing.type} {thing.id}" + _fields_read([search.cond], {search.var: thing}, lang)
 
 
-def _fields_read(exprs, things: dict, lang) -> str:
+def _fields_read(exprs, things: dict, lang, steps=None, state=None) -> str:
     """' (u.class = Cavalry; ...)': each field of ``things`` (name -> Entity) that
-    ``exprs`` read, once, in the order written; '' when they read none."""
+    ``exprs`` read, once, in the order written, through things it names too
+    ('attacked_wagon(c).unit.in_contact_with_enemy = no', looked up in ``state``, else in
+    the state the question was asked on); '' when they read none.  With ``steps`` (a step
+    of the trace), a field of what a rule called on those things gave is read too, from
+    that call's step: 'shot_wagon(s).crew_armour = 5' (BFS round 14 T2, T3)."""
+    state = state if state is not None else _STATE.get()
     read = []
+
+    def thing_of(x):
+        if isinstance(x, A.Name):
+            return things.get(x.name)
+        if isinstance(x, A.Call) and steps is not None:
+            return _called_value(x, things, steps)
+        if isinstance(x, A.FieldOf):
+            held = thing_of(x.subject)
+            v = held.fields.get(x.name) if isinstance(held, Entity) else None
+            return state.entities.get(v) if isinstance(v, str) and state is not None else v
+        return None
     for e in (n for x in exprs if x is not None for n in A.walk(x)):
-        if (isinstance(e, A.FieldOf) and isinstance(e.subject, A.Name)
-                and isinstance(things.get(e.subject.name), Entity)):
-            shown = (f"{e.subject.name}.{e.name} = "
-                     f"{show(things[e.subject.name].fields.get(e.name), lang)}")
-            if shown not in read:
-                read.append(shown)
+        if isinstance(e, A.FieldOf):
+            held = thing_of(e.subject)
+            if isinstance(held, Entity):
+                shown = f"{A.to_source(e.subject)}.{e.name} = {show(held.fields.get(e.name), lang)}"
+                if shown not in read:
+                    read.append(shown)
     return f" ({', '.join(read)})" if read else ""
+
+
+def _called_value(call, things: dict, node: Trace):
+    """What the rule ``call`` names gave, on arguments that are all of ``things``, as a step
+    under ``node`` records it; None when no step does."""
+    if getattr(call, "ref", None) is None or call.ref[0] == "builtin" or not all(
+            isinstance(a, A.Name) and a.name in things for a in call.args):
+        return None
+    want = [getattr(things[a.name], "id", things[a.name]) for a in call.args]
+    todo = list(node.children)
+    while todo:
+        c = todo.pop(0)
+        if c.kind == "rule" and c.name == call.name and [
+                getattr(v, "id", v) for v in c.detail.get("args", {}).values()] == want:
+            return c.value
+        todo += c.children
+    return None
 
 
 def _node(node: Trace, depth: int, lang) -> list:
@@ -296,7 +336,7 @@ def _node(node: Trace, depth: int, lang) -> list:
             if status == "does not apply":         # with the fields its 'when' reads
                 out.append(f"{pad}    " + say(lang, "exc_not_apply", x=label(decl, lang),
                                                where=cite(decl, lang)) + _fields_read(
-                    [getattr(decl, "when", None)], node.detail.get("args", {}), lang))
+                    [getattr(decl, "when", None)], node.detail.get("args", {}), lang, node))
         out += _kids(node.children, depth + 1, lang)
         return out
     out += _kids(node.children, depth, lang)
@@ -362,7 +402,8 @@ def _footnotes(node: Trace, pad: str, lang) -> list:
 def _step(node: Trace, n: int, depth: int, lang) -> list:
     pad = "  " * depth
     title = node.decl.label.show(node.name, lang) + _fields_read(     # what its 'when' read
-        [node.decl.when], node.detail.get("args", {}), lang)         # (GdB round 14 N22)
+        [node.decl.when], node.detail.get("args", {}), lang, node,  # (GdB round 14 N22)
+        node.detail.get("state"))
     if node.decl.stop:
         word = say(lang, "procedure_stops" if node.detail.get("stopped") else "procedure_goes_on")
         return [f"{pad}{n}. {title}: {word}"]
@@ -385,6 +426,7 @@ def event_log(answer, lang=None, model=None) -> str:
     the ``partial`` answer of an error (``Rulebook.ask``), the steps before it, the step
     it stopped in last."""
     _SAID.set(set())
+    _STATE.set(_asked_on(answer))
     model = model if model is not None else getattr(answer, "model", None)
     _VARIANT.set(_variant_files(model))
     lines = [say(lang, "procedure", q=answer.question)]

@@ -413,6 +413,7 @@ class Program:
                     if node is not None:      # a step's own evaluation, in its own log
                         step_node = Logged("step", st.name, st)
                         step_node.detail["args"] = dict(zip(params, s))   # as the step saw them
+                        step_node.detail["state"] = state                 # (explain reads them)
                         sub.trace, sub.log = step_node, step_node.log
                         ctx.log.append((LEAF, step_node))
                     holds = when is None or when(sub, s)
