@@ -638,8 +638,7 @@ def cmd_run(args, argv) -> int:
 
 def cmd_odds(args, argv) -> int:
     from .evaluate import with_other_choices
-    from .explain import outcome_label
-    from .explain import doubt_lines, doubts_of_rules
+    from .explain import doubt_lines, doubts_of_rules, outcome_label
     rb, state, rolls, options = _question_inputs(args, argv)
     t, dist = rb.odds(args.question, state, rolls, options, args.chosen)
     rows = sorted(with_other_choices(dist).items(), key=lambda kv: (kv[0][0], -kv[1], kv[0][1]))

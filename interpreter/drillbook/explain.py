@@ -215,7 +215,8 @@ def _fields_read(exprs, things: dict, lang, steps=None, state=None) -> str:
         if isinstance(e, A.FieldOf):
             held = thing_of(e.subject)
             if isinstance(held, Entity):
-                shown = f"{A.to_source(e.subject)}.{e.name} = {show(held.fields.get(e.name), lang)}"
+                value = show(held.fields.get(e.name), lang)
+                shown = f"{A.to_source(e.subject)}.{e.name} = {value}"
                 if shown not in read:
                     read.append(shown)
     return f" ({', '.join(read)})" if read else ""
@@ -610,7 +611,8 @@ def doubts_of(trace: Trace, model=None) -> list:
     return _in_order(_doubts(trace, model))
 
 
-def _doubts(trace: Trace, model=None) -> list:
+def _collector():
+    """(the list, add(note, of, section)): each doubt and gap once, as JSON."""
     out, seen = [], set()
 
     def add(note, of, section):
@@ -618,6 +620,11 @@ def _doubts(trace: Trace, model=None) -> list:
         if note.kind in ("doubt", "gap") and key not in seen:
             seen.add(key)
             out.append(_note_json(note, of, section))
+    return out, add
+
+
+def _doubts(trace: Trace, model=None) -> list:
+    out, add = _collector()
     decls, sections = [], set()
     for node, what, thing in _consulted(trace):
         sec = getattr(node.decl, "section", None)
@@ -653,13 +660,7 @@ def doubts_of_rules(model, decls) -> list:
     consult, for ``odds``, which keeps no trace), of their exceptions, requirements,
     modifiers and procedure steps, and those their sections state of all their rules;
     ordered as ``doubts_of`` orders them (GdB round 14 N4)."""
-    out, seen, sections = [], set(), set()
-
-    def add(note, of, section):
-        key = (note.loc.path, note.loc.line, note.loc.col, note.text)
-        if note.kind in ("doubt", "gap") and key not in seen:
-            seen.add(key)
-            out.append(_note_json(note, of, section))
+    (out, add), sections = _collector(), set()
     for d in decls:
         sec = getattr(d, "section", None)
         parts = [(d.name, d)] + [(x.name, x) for x in model.children.get(d.name, [])]

@@ -716,7 +716,8 @@ class _Gen:
 
     def _builtin_exists(self, e):
         """Traced, the thing found is recorded (``_exists``)."""
-        return f"_exists(ctx, {self.k(Step('found', 'exists', e.args[0]))}, (_e {self._query(e.args[0])}))"
+        step = self.k(Step("found", "exists", e.args[0]))
+        return f"_exists(ctx, {step}, (_e {self._query(e.args[0])}))"
 
     def _step(self, e, direction):
         levels = self.k(self.p.levels[strip(e.type).name])
