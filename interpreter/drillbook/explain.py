@@ -68,15 +68,18 @@ def sections_of(trace: Trace) -> list:
     return out
 
 
-def _decls(node):
+def _decls(node, weighed: bool = False):
+    """What a step consulted; ``weighed``: the exceptions it weighed that did not decide it
+    too, whose doubts a ruling rests on whether or not they applied (BFS round 14 T2), but
+    whose sections it does not cite."""
     if node.decl is not None:
         yield node.decl
     decided = node.detail.get("decided_by")
     if decided is not None:
         yield decided
-    for d, _status, _winner in node.detail.get("considered", ()):
-        if d is not decided:        # an exception weighed: the ruling rests on its reading
-            yield d                 # whether or not it applied (BFS round 14 T2)
+    for d, _status, _winner in node.detail.get("considered", ()) if weighed else ():
+        if d is not decided:
+            yield d
     if node.kind == "requirements":
         for d, _ok in node.detail.get("items", []):
             yield d
@@ -570,7 +573,7 @@ def _variant_mark(decl, lang) -> str:
 def _consulted(trace: Trace):
     """(node, what, thing) for every declaration, applied modifier and table cell consulted."""
     def walk(node):
-        for d in _decls(node):
+        for d in _decls(node, weighed=True):
             yield node, "decl", d
         if node.kind == "procedure":        # a step's notes are of its procedure's section
             for step in node.children:
