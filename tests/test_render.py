@@ -221,8 +221,11 @@ def test_doubts_and_gaps_are_flagged_where_they_stand(site, mp):
     assert "lost in S1" in gaps[0].text()
     orders = dom(out / "orders.html")
     art = orders.by_id("d-order_change")
-    doubts = list(art.find_all("li", cls="doubt"))
-    assert len(doubts) == 1 and "orientation" in doubts[0].text()
+    doubts = list(art.find_all("li", cls="doubt"))      # the table's, and its lost cell's
+    assert len(doubts) == 2 and "orientation" in doubts[0].text(), [d.text() for d in doubts]
+    assert "taken from EN-PAC" in doubts[1].text()
+    lost = chart_cell(orders, "order_change", "MakeReady", "ReceiveCharge")
+    assert squash(lost.text()) == "0-5⚠"                   # the cell is flagged where it stands
 
 
 def test_every_section_has_an_anchor_with_its_number_and_title(site, mp):
@@ -262,7 +265,8 @@ def test_the_order_change_chart_is_drawn_as_printed(site):
     out, _ = site
     orders = dom(out / "orders.html")
     assert squash(chart_cell(orders, "order_change", "MakeReady", "Charge").text()) == "0-5"
-    assert squash(chart_cell(orders, "order_change", "MakeReady", "ReceiveCharge").text()) == "0-5"
+    assert squash(chart_cell(orders, "order_change", "MakeReady", "ReceiveCharge").text()) \
+        == "0-5⚠"                                         # the cell lost in S1 carries a doubt
     assert squash(chart_cell(orders, "order_change", "MakeReady", "Rally").text()) == "0-6"
     na = chart_cell(orders, "order_change", "Charge", "Charge")
     assert squash(na.text()) == "—" and "na" in na.classes
@@ -279,7 +283,7 @@ def test_the_order_change_chart_is_drawn_as_printed(site):
         "Desired order →", "↓ Current order"]
     row = chart.find("tr", data_row="MakeReady")
     assert squash(row.find("th").text()) == "Make Ready"      # the key column, as printed
-    assert [squash(td.text()) for td in row.find_all("td")] == ["0-5", "—", "0-5", "0-6"]
+    assert [squash(td.text()) for td in row.find_all("td")] == ["0-5", "—", "0-5⚠", "0-6"]
 
 
 def test_footnote_markers_are_superscripts_with_a_legend(site):

@@ -186,8 +186,8 @@ def _worked_target(node: Trace, lang) -> str:
 
 
 def _found(node: Trace, lang) -> str:
-    """The thing a search found, with the fields of it its condition reads: "Unit
-    cuirassiers (u.class = Cavalry, u.morale = Normal)" (M&P round 13 Q8)."""
+    """The thing a search found, with the fields of it its condition reads: "Unit u3
+    (u.side = red, u.hits = 0)" (M&P round 13 Q8)."""
     search, thing = node.detail["search"], node.value
     if not isinstance(thing, Entity):
         return show(thing, lang)
@@ -195,7 +195,7 @@ def _found(node: Trace, lang) -> str:
 
 
 def _fields_read(exprs, things: dict, lang, steps=None, state=None) -> str:
-    """' (u.class = Cavalry; ...)': each field of ``things`` (name -> Entity) that
+    """' (u.wing = w, ...)': each field of ``things`` (name -> Entity) that
     ``exprs`` read, once, in the order written, through things it names too
     ('attacked_wagon(c).unit.in_contact_with_enemy = no', looked up in ``state``, else in
     the state the question was asked on); '' when they read none.  With ``steps`` (a step
