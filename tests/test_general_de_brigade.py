@@ -404,3 +404,25 @@ def test_a_procedure_step_shows_the_fields_its_condition_read(capsys, tmp_path):
     assert any(line.endswith("it stands (d.test_result = Pass, d.in_contact = yes)")
                for line in lapsed), lapsed
     assert any("d.in_contact = no): skipped" in line for line in lapsed), lapsed
+
+
+def test_the_doubts_of_skipped_steps_come_last_under_their_own_heading(capsys):
+    """GdB round 15 Q26: a step whose condition did not hold keeps its doubts, apart, after
+    those of the rules that decided and of the whole sections; --json marks them."""
+    args = ("explain", GDB, "charge_sequence(fr_18e, tomsk)", "--state", CHARGE,
+            "--option", "OptionalCommandRoll", "--roll", "d6=4", "--choice", "reaction=Stand",
+            "--choice", "charger_result=Pass", "--choice", "defender_result=Waver")
+    code, out, err = run(capsys, *args)
+    assert code == 0, err
+    heads = [line for line in out.splitlines() if line.startswith("Doubts")]
+    assert heads == ["Doubts in the sources of this ruling:",
+                     "Doubts the sections consulted state of all their rules:",
+                     "Doubts of the procedure steps this run skipped (their condition did "
+                     "not hold):"], heads
+    skipped = out.split(heads[2])[1]
+    assert "charge_sequence.charge_lapses" in skipped, skipped
+    assert "charge_sequence.charge_lapses" not in out.split(heads[2])[0]
+    code, out, err = run(capsys, *args, "--json")
+    doubts = json.loads(out)["doubts"]
+    flags = [d.get("skipped", False) for d in doubts]
+    assert flags == sorted(flags) and any(flags) and not all(flags)

@@ -184,3 +184,17 @@ def test_a_state_the_question_makes_is_checked_as_a_state_file_is(capsys):
     assert [w["code"] for w in json.loads(out)["state_warnings"]] == ["W702", "W702"]
     code, out, err = run(capsys, "ask", MP, "reactions(lancers, pikes)", "--state", BOARD)
     assert code == 0 and "W702" not in err, err
+
+
+def test_a_ruling_shows_what_a_modifier_not_applied_and_a_rule_read(capsys):
+    """M&P round 15 T8, GdB R4: a modifier that does not apply shows the values its
+    condition read (here the desired order); a rule's line shows the fields its value read."""
+    code, out, err = run(capsys, "explain", MP, "order_change_roll(horse, Charge)", "--state",
+                         MP / "states" / "cavalry-wing.yaml", "--roll", "d10=6")
+    assert code == 0, err
+    assert ("not applied: Cavalry Wing changing to Receive Charge (its condition does not hold) "
+            "(w.cavalry = yes, desired = Charge)") in out, out
+    assert ("the AC is stacked with or adjacent to the WC (w = horse) is yes (§5.7 Order Change "
+            "Table) (w.army_commander = ac, w.commander = wc)") in out, out
+    assert ("(e = pikes, l = wc) is yes (§5.7 Order Change Table) (e.wing.side = SecondSide, "
+            "e.wing = foot, l.side = FirstSide, e.morale = Normal, e.at = 0504)") in out, out

@@ -1247,6 +1247,27 @@ def test_a_choice_given_a_value_it_does_not_offer_names_the_values_it_does(book)
     assert "one of: yes, no" in res.err
 
 
+def test_a_misspelt_choice_name_is_said_and_a_choice_given_too_often_is_counted(book):
+    """GdB round 15 T4, T5: '--choice forced_mach=yes' names no choice of the rulebook (a
+    warning with 'did you mean'); a question stopped for want of 'forced_march' asks if it
+    is misspelt; a choice given twice and asked once says which value went unread."""
+    rb = book.write("rb.drill", CHOICES)
+    res = ask(book, rb, "true", "--choice", "forced_mach=yes", state=STATE)
+    w = [d for d in diagnostics(res.err) if d.code == "W801"]
+    assert res.rc == 0 and len(w) == 1, res.err
+    assert w[0].message == "the rulebook asks for no choice named 'forced_mach'"
+    assert "hint: did you mean 'forced_march'?" in res.err
+    res = ask(book, rb, "forced(u_foot)", "--choice", "forced_mach=yes", state=STATE)
+    assert "error[E612]" in res.err and (
+        "is 'forced_mach' a misspelling of 'forced_march'?") in res.err, res.err
+    res = ask(book, rb, "forced(u_foot)", "--choice", "forced_march=yes",
+              "--choice", "forced_march=no", state=STATE)
+    w = [d for d in diagnostics(res.err) if d.code == "W801"]
+    assert res.rc == 0 and len(w) == 1 and "given more times than this question asked it: " \
+        "no never read" in w[0].message and w[0].source[w[0].col - 1:].startswith(
+            "forced_march=no"), res.err
+
+
 def test_a_choice_asked_more_than_once_says_which_time_is_wrong_or_missing(book):
     rb = book.write("rb.drill", CHOICES + """
   define both(u: Unit, v: Unit) -> Bool "both march" = forced(u) and forced(v)

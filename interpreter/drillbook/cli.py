@@ -13,7 +13,7 @@ import json
 import shlex
 import sys
 
-from .errors import Diagnostic, DrillError, Loc, a_or_an, remember_source
+from .errors import Diagnostic, DrillError, Loc, a_or_an, did_you_mean, remember_source
 
 CMDLINE = "<command line>"
 
@@ -548,12 +548,25 @@ def _warn_left(rb, ans, options, question) -> None:
 def _warn_unread(ans, argv) -> None:
     """A --roll or --choice the question never read is said, located: the answer does not
     depend on it (a choice the rules make for the players, a die rolled fewer times)."""
+    known = None
     for kind, name, values in ans.unread:
         if kind == "choice":
             written = f"{name}={values[0]}"
+            given = sum(1 for a in argv if a.startswith(f"{name}="))
             message = (f"the choice '{name}' was given ({', '.join(values)}) but this question "
                        "never asked it: the answer does not depend on it")
+            if len(values) < given:                    # some of them were read (GdB T5)
+                message = (f"the choice '{name}' was given more times than this question "
+                           f"asked it: {', '.join(values)} never read (the answer does not "
+                           f"depend on {'them' if len(values) > 1 else 'it'})")
             hint = "drillbook describe RULEBOOK NAME lists the choices a rule asks for"
+            if known is None:
+                from .describe import choice_names
+                known = choice_names(ans.model) if ans.model is not None else []
+            if name not in known:                       # a misspelt name (GdB round 15 T4)
+                message = f"the rulebook asks for no choice named '{name}'"
+                hint = did_you_mean(name, known) or (
+                    f"its choices: {', '.join(known)}" if known else "it asks for no choice")
         else:
             written = f"{name}=" + ",".join(map(str, values))
             faces = ", ".join(map(str, values))
@@ -561,8 +574,8 @@ def _warn_unread(ans, argv) -> None:
                        f"{'were' if len(values) > 1 else 'was'} never read: the question "
                        f"rolled {name} fewer times")
             hint = None
-        where = next((_where(argv, a) for a in argv if a.startswith(f"{name}=")),
-                     _where(argv, written))
+        where = _where(argv, written) if written in argv else next(
+            (_where(argv, a) for a in argv if a.startswith(f"{name}=")), _where(argv, written))
         print(Diagnostic(where, "W801", message, hint, severity="warning").render(),
               file=sys.stderr)
 

@@ -33,6 +33,17 @@ def _section(decl) -> dict | None:
                                      "labels": _labels(sec.label)}
 
 
+def choice_names(model) -> list:
+    """The name of every players' choice the rulebook asks for (``choose NAME from``)."""
+    names = []
+    for d in model.decls.values():
+        for root in _exprs(model, d):
+            for e in A.walk(root) if root is not None else ():
+                if isinstance(e, A.Choose) and e.name not in names:
+                    names.append(e.name)
+    return names
+
+
 def _exprs(model, d):
     """The expressions a declaration evaluates itself (not through what it calls)."""
     out = [getattr(d, "when", None), getattr(d, "value", None)]

@@ -194,13 +194,15 @@ def _found(node: Trace, lang) -> str:
     return f"{thing.type} {thing.id}" + _fields_read([search.cond], {search.var: thing}, lang)
 
 
-def _fields_read(exprs, things: dict, lang, steps=None, state=None) -> str:
-    """' (u.wing = w, ...)': each field of ``things`` (name -> Entity) that
-    ``exprs`` read, once, in the order written, through things it names too
+def _fields_read(exprs, things: dict, lang, steps=None, state=None, values=False) -> str:
+    """' (u.wing = w, ...)': each field of ``things`` (name -> Entity) that ``exprs`` read,
+    once, in the order written, through things it names too
     ('attacked_wagon(c).unit.in_contact_with_enemy = no', looked up in ``state``, else in
-    the state the question was asked on); '' when they read none.  With ``steps`` (a step
-    of the trace), a field of what a rule called on those things gave is read too, from
-    that call's step: 'shot_wagon(s).crew_armour = 5' (BFS round 14 T2, T3)."""
+    the state the question was asked on); with ``values``, for a line that does not show
+    its arguments, the other values of ``things`` read too ('desired = Charge'); '' when
+    they read none.  With ``steps`` (a step of the trace), a field of what a rule called
+    on those things gave is read too, from that call's step: 'shot_wagon(s).crew_armour =
+    5' (BFS round 14 T2, T3)."""
     state = state if state is not None else _STATE.get()
     read = []
 
@@ -215,6 +217,11 @@ def _fields_read(exprs, things: dict, lang, steps=None, state=None) -> str:
             return state.entities.get(v) if isinstance(v, str) and state is not None else v
         return None
     for e in (n for x in exprs if x is not None for n in A.walk(x)):
+        if values and isinstance(e, A.Name) and e.name in things and not isinstance(
+                things[e.name], Entity):
+            shown = f"{e.name} = {show(things[e.name], lang)}"      # a level, a number...
+            if shown not in read:
+                read.append(shown)
         if isinstance(e, A.FieldOf):
             held = thing_of(e.subject)
             if isinstance(held, Entity):
@@ -278,8 +285,9 @@ def _node(node: Trace, depth: int, lang) -> list:
             text = item.label.show(item.name, lang)
             if on:
                 out.append(f"{pad}    " + say(lang, "applied", n=_signed(v), text=text))
-            else:
-                out.append(f"{pad}    " + say(lang, "not_applied", text=text))
+            else:                                   # with the fields its 'when' read
+                out.append(f"{pad}    " + say(lang, "not_applied", text=text) + _fields_read(
+                    [item.when], node.detail.get("args", {}), lang, node, values=True))
         out += _kids(node.children, depth + 2, lang)
         return out
     if kind == "check":
@@ -335,6 +343,9 @@ def _node(node: Trace, depth: int, lang) -> list:
                                base=cite(node.decl, lang))
         else:
             head += f" ({cite(node.decl, lang)})"
+        rule = decided or node.decl                   # the fields its value read (GdB R4)
+        head += _fields_read([getattr(rule, "value", None)], node.detail.get("args", {}),
+                             lang, node)
         out.append(head + _variant_mark(decided or node.decl, lang))
         for decl, status, winner in node.detail.get("considered", []):
             if status == "does not apply":         # with the fields its 'when' reads
@@ -407,7 +418,7 @@ def _step(node: Trace, n: int, depth: int, lang) -> list:
     pad = "  " * depth
     title = node.decl.label.show(node.name, lang) + _fields_read(     # what its 'when' read
         [node.decl.when], node.detail.get("args", {}), lang, node,  # (GdB round 14 N22)
-        node.detail.get("state"))
+        node.detail.get("state"), values=True)
     if node.decl.stop:
         word = say(lang, "procedure_stops" if node.detail.get("stopped") else "procedure_goes_on")
         return [f"{pad}{n}. {title}: {word}"]
@@ -573,12 +584,14 @@ def _variant_mark(decl, lang) -> str:
 def _consulted(trace: Trace):
     """(node, what, thing) for every declaration, applied modifier and table cell consulted."""
     def walk(node):
+        if node.kind == "step" and node.detail.get("skipped"):
+            return                          # its procedure's walk gives its notes, apart
         for d in _decls(node, weighed=True):
             yield node, "decl", d
         if node.kind == "procedure":        # a step's notes are of its procedure's section
-            for step in node.children:
+            for step in node.children:      # (those of a step skipped, apart: GdB Q26)
                 if step.decl is not None:
-                    yield node, "decl", step.decl
+                    yield node, "skipped" if step.detail.get("skipped") else "decl", step.decl
         if node.kind == "modifiers":     # applied or not: a doubt may be of its condition
             for item, _, _ in node.detail.get("items", []):
                 yield node, "modifier", item
@@ -615,14 +628,16 @@ def doubts_of(trace: Trace, model=None) -> list:
 
 
 def _collector():
-    """(the list, add(note, of, section)): each doubt and gap once, as JSON."""
+    """(the list, add(note, of, section, skipped=False)): each doubt and gap once, as JSON;
+    ``skipped``: of a procedure step this evaluation skipped."""
     out, seen = [], set()
 
-    def add(note, of, section):
+    def add(note, of, section, skipped=False):
         key = (note.loc.path, note.loc.line, note.loc.col, note.text)
         if note.kind in ("doubt", "gap") and key not in seen:
             seen.add(key)
-            out.append(_note_json(note, of, section))
+            out.append(dict(_note_json(note, of, section), **({"skipped": True}
+                                                                if skipped else {})))
     return out, add
 
 
@@ -640,6 +655,9 @@ def _doubts(trace: Trace, model=None) -> list:
                 sections.add(id(own))
                 for note in own.annotations or []:
                     add(note, "whole section", own)
+        elif what == "skipped":
+            for note in thing.annotations or []:
+                add(note, f"{node.decl.name}.{thing.name}", sec, skipped=True)
         elif what == "modifier":
             for note in thing.annotations or []:
                 add(note, f"{node.decl.name}.{thing.name}", sec)
@@ -681,8 +699,10 @@ def doubts_of_rules(model, decls) -> list:
 
 
 def _in_order(notes: list) -> list:
-    """Those of rules first, CONFLICTs and gaps before doubts, then the whole sections'."""
-    return sorted(notes, key=lambda d: (d["of"] == "whole section", _FIRST.get(d["kind"], 2)))
+    """Those of rules first, CONFLICTs and gaps before doubts, then the whole sections',
+    then those of the procedure steps skipped."""
+    return sorted(notes, key=lambda d: (d.get("skipped", False), d["of"] == "whole section",
+                                        _FIRST.get(d["kind"], 2)))
 
 
 def _row_of(table, cell):
@@ -757,8 +777,9 @@ def doubt_lines(doubts: list, lang, head: str = "doubts_head") -> list:
     """The lines of a list of doubts (``doubts_of``): those of rules under ``head``, those
     of whole sections under their own heading."""
     lines = []
-    heads = [(head, [d for d in doubts if d["of"] != "whole section"]),
-             ("sections_head", [d for d in doubts if d["of"] == "whole section"])]
+    heads = [(head, [d for d in doubts if d["of"] != "whole section" and "skipped" not in d]),
+             ("sections_head", [d for d in doubts if d["of"] == "whole section"]),
+             ("skipped_head", [d for d in doubts if "skipped" in d])]
     for head, notes in heads:
         if notes:
             lines += ["", say(lang, head)]

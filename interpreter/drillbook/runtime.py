@@ -593,10 +593,14 @@ class Dice:
             self.made.append((name, keys[index]))
             return options[index]
         asked = (f", a {_ordinal(n + 1)} time: {n} given" if queue else "")
+        import difflib
+        near = difflib.get_close_matches(name, [k for k in self.chosen if k != name], 1, 0.75)
         fail(loc, "E612", f"this needs the players' choice '{name}'{_asked_by(asker)}{asked} "
              f"(one of: {', '.join(keys)})",
              f"give it with --choice {name}={keys[0]}" + (" after the ones given" if queue else "")
-             + f", or in an example: choose {name} = ...")
+             + f", or in an example: choose {name} = ..." + (
+                 f"; --choice {near[0]}=... was given: is '{near[0]}' a misspelling of '{name}'?"
+                 if near else ""))
         return None
 
 

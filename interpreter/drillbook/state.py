@@ -169,6 +169,10 @@ class StateReader:
                 self.err(knode, "E702", "a field's name is a plain word, like strength")
                 continue
             fname = knode.value
+            if fname in values:             # YAML keeps the last one: the first is lost
+                self.err(knode, "E712", f"{ident}.{fname} is given twice",
+                         "keep one value: a state file gives each field once")
+                continue
             if fname not in decls:
                 self.err(knode, "E705", f"a {tname} has no field '{fname}'",
                          did_you_mean(fname, decls) or f"its fields: {', '.join(decls)}")

@@ -62,7 +62,8 @@ class Step:
         if kind == "rule":
             return Trace(kind, self.name, self.decl, None, {"args": dict(zip(self.params, rec[1]))})
         if kind == "modifiers":
-            return Trace(kind, self.name, self.decl, None, {"items": rec[2]})
+            return Trace(kind, self.name, self.decl, None,
+                         {"items": rec[2], "args": dict(zip(self.params, rec[1]))})
         if kind == "check":            # its arguments, shown as a rule's are
             return Trace(kind, self.name, self.decl, None,
                          {"args": dict(zip(self.params, rec[1]))} if self.params else None)
