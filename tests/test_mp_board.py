@@ -198,3 +198,19 @@ def test_a_ruling_shows_what_a_modifier_not_applied_and_a_rule_read(capsys):
             "Table) (w.army_commander = ac, w.commander = wc)") in out, out
     assert ("(e = pikes, l = wc) is yes (§5.7 Order Change Table) (e.wing.side = SecondSide, "
             "e.wing = foot, l.side = FirstSide, e.morale = Normal, e.at = 0504)") in out, out
+
+
+def test_a_chart_row_is_shown_by_its_cells_and_a_lost_cell_points_at_its_gap(capsys):
+    """M&P round 15 T1, T2: a row of a chart read row by row is answered with its cells (and
+    its fields in --json); a — cell the source lost reads 'no value: see the gap below',
+    one the chart prints as — still 'does not apply'."""
+    import json
+    code, out, err = run(capsys, "ask", MP, "formation_movement(Column)")
+    assert code == 0 and out.strip() == "movement MAPlus2, formation_hits no", out
+    code, out, err = run(capsys, "ask", MP, "formation_movement(Column)", "--json")
+    assert json.loads(out)["value"]["fields"]["movement"] == {"level": "MAPlus2",
+                                                              "of": "Allowance"}
+    code, out, err = run(capsys, "explain", MP, "casualty_threshold_chart(7)")
+    assert "at 7 the chart gives — (no value: see the gap below)" in out, out
+    code, out, err = run(capsys, "explain", MP, "order_change(Charge, Charge)")
+    assert "at Charge, Charge the chart gives — (does not apply)" in out, out

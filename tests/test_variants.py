@@ -74,6 +74,16 @@ def test_changing_a_cell_of_a_range_row_is_refused_with_a_hint(tmp_path, capsys)
     assert "that row covers a range" in err
 
 
+def test_a_misspelt_row_or_column_of_a_change_says_which_was_meant(tmp_path, capsys):
+    """M&P round 15 T6: E906 gives 'did you mean' as E902 does."""
+    path = variant(tmp_path, "zz-col.drill", "change order_change(Charge, Rallyy) to 0-4\n")
+    code, out, err = run(capsys, "check", path)
+    assert code == 1 and "has no column Rallyy" in err and "did you mean 'Rally'?" in err, err
+    path = variant(tmp_path, "zz-row.drill", "change order_change(Charg, Rally) to 0-4\n")
+    code, out, err = run(capsys, "check", path)
+    assert code == 1 and "has no row Charg" in err and "did you mean 'Charge'?" in err, err
+
+
 def test_the_same_variant_given_twice_is_said_so(capsys):
     """Round 13 Q20: it said 'has no modifier battered_to_rally', the second application
     looking for what the first had dropped."""

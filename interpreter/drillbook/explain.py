@@ -16,7 +16,7 @@ _SAID: ContextVar[set] = ContextVar("drillbook_said", default=set())
 # for a ruling under a variant: the variant's own files, path -> the variant's title
 _VARIANT: ContextVar[dict] = ContextVar("drillbook_variant", default={})
 _STATE: ContextVar = ContextVar("drillbook_state", default=None)   # what things are looked up in
-from .runtime import CheckResult, Entity, Level, Range, Trace, show, show_answer
+from .runtime import CheckResult, ChartRow, Entity, Level, Range, Trace, show, show_answer
 
 
 def effect_section(answer, eff):
@@ -185,6 +185,15 @@ def _worked_target(node: Trace, lang) -> str:
     return f" ({A.to_source(target)}{'; ' + read[2:-1] if read else ''})"
 
 
+def _empty_cell(node: Trace) -> str:
+    """How a — cell reads: 'does not apply', or, where the table, the cell's row or the
+    cell carries a gap, 'no value: see the gap' (the source lost it, M&P round 15 T2)."""
+    cell = node.detail["cell"]
+    notes = _cell_notes(_row_of(node.decl, cell), cell, "row" in node.detail)
+    notes += getattr(node.decl, "annotations", None) or []
+    return "cell_gap" if any(n.kind == "gap" for n in notes) else "cell_not_applicable"
+
+
 def _found(node: Trace, lang) -> str:
     """The thing a search found, with the fields of it its condition reads: "Unit u3
     (u.side = red, u.hits = 0)" (M&P round 13 Q8)."""
@@ -264,7 +273,7 @@ def _node(node: Trace, depth: int, lang) -> list:
     if kind == "table":
         cell = node.detail["cell"]
         keys = ", ".join(show(k, lang) for k in node.detail["keys"])
-        shown = say(lang, "cell_not_applicable") if node.value is None else show(node.value, lang)
+        shown = say(lang, _empty_cell(node)) if node.value is None else show(node.value, lang)
         if cell.kind in ("int", "pair", "range") and node.value is not None:
             shown = A.cell_source(cell)             # a number as printed: +1, -1/+1, 0-3
         elif cell.markers and node.value is not None:
@@ -483,6 +492,9 @@ def to_json(v):
         return {"level": v.name, "of": v.enum}
     if isinstance(v, Range):
         return {"range": None if v.empty else [v.low, v.high]}
+    if isinstance(v, ChartRow):             # a chart's row: its cells too
+        return {"entity": v.id, "type": v.type,
+                "fields": {k: to_json(x) for k, x in v.fields.items()}}
     if isinstance(v, Entity):
         return {"entity": v.id, "type": v.type}
     if isinstance(v, CheckResult):

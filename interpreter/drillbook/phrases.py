@@ -44,6 +44,8 @@ PHRASES = {
               "de": "die Spieler wählten {name} = {v} (aus: {opts})"},
     "cell_not_applicable": {"en": "— (does not apply)", "ru": "— (не применяется)",
                             "de": "— (entfällt)"},
+    "cell_gap": {"en": "— (no value: see the gap below)", "ru": "— (нет значения: см. пробел ниже)",
+                 "de": "— (kein Wert: siehe die Lücke unten)"},
     "chart_gives": {"en": "at {keys} the chart gives {v} (line {line})",
                     "ru": "для {keys} таблица даёт {v} (строка {line})",
                     "de": "bei {keys} gibt die Tabelle {v} (Zeile {line})"},

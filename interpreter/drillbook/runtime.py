@@ -69,6 +69,12 @@ class Entity:
     # every evaluation that moves to a new state looks its entities up again by id.
 
 
+class ChartRow(Entity):
+    """A row of a chart read row by row (a table whose result is a record): shown by its
+    cells, 'movement MAPlus2, formation_hits No', not by its name (M&P round 15 T1)."""
+    __slots__ = ()
+
+
 @dataclass(slots=True, eq=False)
 class CheckResult:
     """What a check produced: the natural roll, the modified total, the target, the result.
@@ -711,6 +717,8 @@ def show(v, lang: str | None = None) -> str:
         return "nothing"
     if isinstance(v, (list, tuple)):
         return "[" + ", ".join(show(x, lang) for x in v) + "]"
+    if isinstance(v, ChartRow):
+        return ", ".join(f"{k} {show(x, lang)}" for k, x in v.fields.items())
     return str(v)
 
 

@@ -241,7 +241,8 @@ def _change_cell(p: A.Patch, sections) -> Change:
     if len(keys) == 2:
         cols = [j for j, c in enumerate(header.cells) if j and _matches(c, keys[1])]
         if not cols:
-            fail(p.keys[1][0], "E906", f"table '{old.name}' has no column {keys[1]}")
+            fail(p.keys[1][0], "E906", f"table '{old.name}' has no column {keys[1]}",
+                 did_you_mean(str(keys[1]), [A.cell_source(c) for c in header.cells[1:]]))
         col = cols[0]
     rows = [r for r in body if _matches(r.cells[0], keys[0])]
     if not rows:
@@ -249,7 +250,8 @@ def _change_cell(p: A.Patch, sections) -> Change:
                     and isinstance(keys[0], int)
                     and r.cells[0].value[0] <= keys[0] <= r.cells[0].value[1]]
         hint = ("that row covers a range: replace the whole table instead" if covering
-                else None)
+                else did_you_mean(str(keys[0]), [A.cell_source(r.cells[0]) for r in body
+                                                 if r.cells]))
         fail(p.keys[0][0], "E906", f"table '{old.name}' has no row {keys[0]}", hint)
     row = rows[0]
     if col >= len(row.cells):

@@ -10,7 +10,7 @@ from typing import Callable, NamedTuple
 
 from .. import ast as A
 from ..errors import Diagnostic, DrillError
-from ..runtime import (NEVER, CheckResult, Ctx, Entity, Level, Range, Verdict, not_taken,
+from ..runtime import (NEVER, ChartRow, CheckResult, Ctx, Entity, Level, Range, Verdict, not_taken,
                        show)
 from ..steps import ABOVE, END, LEAF, Logged, Step, Trace
 from ..check.geometry import board_of
@@ -486,7 +486,7 @@ class Program:
                 printed = ", ".join(f"{cols[0]} {A.cell_source(cell)}" for cols, cell, _ in values)
                 notes = footnotes(key_cell, *(cell for _, cell, _ in values))
                 for rk in keys:
-                    rows[(rk, None)] = (Entity(rec, f"{t.name}[{self._show_key(rk)}]", fields),
+                    rows[(rk, None)] = (ChartRow(rec, f"{t.name}[{self._show_key(rk)}]", fields),
                                         key_cell, printed, notes)
             cells = rows
         two = lay.shape == "2d"
