@@ -23,6 +23,7 @@ from common import ROOT, bare_parser, child_cpu, child_env, quiet_heap, rounds
 import order_change as oc
 import path_cost as pc
 from drillbook import cache
+from drillbook.compile import codegen
 from drillbook.evaluate import Rulebook, outcome_key
 from drillbook.runtime import Ctx, Dice, NeedChoice, NeedRoll
 
@@ -260,6 +261,7 @@ def loads(work: str, count: int):
 
     def cold_all():                    # parse + check + compile every rule now
         cache.enabled = False
+        codegen._CODE.clear()          # as a new process would: no code compiled before
         Rulebook.open(str(BOOK)).program.compile_all()
 
     def warm():

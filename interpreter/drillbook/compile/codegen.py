@@ -390,6 +390,26 @@ def _id(ent, loc, what):
     return ent.id
 
 
+_CODE: dict = {}             # (source, where) -> its code: the same rule in a base and a
+_CODE_MAX = 20_000           # variant (diff), or a rulebook opened again, compiles once
+
+
+def compiled(src: str, where: str, make=None):
+    """The code of generated ``src`` (``make(src, where)`` or ``compile``), compiled once
+    per process: code objects never change, each function gets its own globals."""
+    key = (src, where)
+    code = _CODE.get(key)
+    if code is None:
+        if len(_CODE) >= _CODE_MAX:      # a long-lived process (the language server)
+            _CODE.clear()
+        code = _CODE[key] = (make or _compile_exec)(src, where)
+    return code
+
+
+def _compile_exec(src: str, where: str):
+    return compile(src, where, "exec")
+
+
 _LOCAL = re.compile(r"^(_t\d+|_p\d+|_e)$")   # the locals generated code binds once
 HELPERS = {name: obj for name, obj in globals().items()
            if name.startswith("_") and callable(obj) and not name.startswith("__")}
@@ -406,7 +426,7 @@ class ExprCompiler:
         gen = _Gen(self.p)
         body = gen.gen(e)
         src = f"def f(ctx, s):\n    return {body}\n"
-        code = compile(src, f"<drillbook {e.loc}>", "exec")
+        code = compiled(src, f"<drillbook {e.loc}>")
         fn_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
         env = dict(HELPERS)
         env.update(gen.consts)

@@ -26,7 +26,7 @@ from ..geometry import Hex
 from ..limits import MAX_INT
 from ..runtime import CheckResult, not_taken
 from . import lower, slots
-from .codegen import HELPERS, _Gen
+from .codegen import HELPERS, _Gen, compiled
 
 _CONSTANT = re.compile(r"^(k\d+|\(-?\d+\)|True|False|None)$")
 _TRIVIAL = re.compile(r"^(s\[\d+\]|k\d+|_t\d+|_p\d+|_e|\(-?\d+\)|True|False|None)$")
@@ -411,9 +411,9 @@ def _innermost(e) -> bool:
 def _function(src: str, consts: dict, name: str, defaults=()):
     where = f"<drillbook fast {name}>"
     if " is not _U else (_c" in src or " is not None else _" in src:
-        code = slots.settled(src, where)      # the tests that need not run go
+        code = compiled(src, where, slots.settled)   # the tests that need not run go
     else:
-        code = compile(src, where, "exec")
+        code = compiled(src, where)
     fn_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
     env = dict(HELPERS)
     env.update(consts)
