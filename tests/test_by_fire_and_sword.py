@@ -458,6 +458,11 @@ def test_a_ruling_shows_the_fields_read_through_the_things_a_rule_names(capsys, 
             "in_contact_with_enemy = no, attacked_wagon(c).unit = camp, c.still_in_contact = no)"
             ) in out, out
     assert "which contact counts" in out.split("Doubts in the sources of this ruling:")[1]
+    code, out, err = run(capsys, "explain", BFS, "may_take_over(free)", "--state", state,
+                         "--json")                   # the same in --json (round 16 T-h)
+    considered = json.loads(out)["trace"][0]["exceptions_considered"]
+    assert considered[0]["read"] == ["attacked_wagon(c).unit.in_contact_with_enemy = no",
+                                     "attacked_wagon(c).unit = camp", "c.still_in_contact = no"]
     code, out, err = run(capsys, "explain", BFS, "crew_armour_test(s_w1)", "--state", state,
                          "--roll", "d10=3")
     assert code == 0, err

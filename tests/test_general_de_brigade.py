@@ -360,7 +360,8 @@ Unit:
 def test_odds_list_the_doubts_of_the_rules_they_may_consult(capsys, tmp_path):
     """GdB round 14 N4: the 2/3 of a charge out of command radius under the optional
     command roll (+2: an Attack order, a routing target) rests on the doubt '+1 for each
-    that holds'; odds shows it, in text and JSON, the gaps first."""
+    that holds'; odds shows it first, the rule that reads the die, then the others' gaps
+    first, in text and JSON (rounds 14 and 16)."""
     state = tmp_path / "lonely.yaml"
     state.write_text(LONELY, encoding="utf-8")
     args = ["odds", GDB, "may_charge(fr, ru, Charge)", "--state", state,
@@ -371,9 +372,9 @@ def test_odds_list_the_doubts_of_the_rules_they_may_consult(capsys, tmp_path):
     assert len(text) == 2 and "allowed" in text[0] and "2/3" in text[0], out
     rules = text[1].split("Doubts the sections consulted state of all their rules:")[0]
     lines = [line for line in rules.splitlines() if line.startswith("  - ")]
-    kinds = [line.split()[1] for line in lines]
+    assert "command_roll)" in lines[0] and "+1 for each" in lines[0], lines  # a die reads it
+    kinds = [line.split()[1] for line in lines[1:]]      # the rest: gaps first
     assert kinds == sorted(kinds, key=lambda k: k != "gap") and "gap" in kinds
-    assert any("command_roll)" in line and "+1 for each" in line for line in lines)
     code, out, err = run(capsys, *args, "--json")
     data = json.loads(out)
     assert any(d["of"] == "command_roll" and "+1 for each" in d["text"] for d in data["doubts"])

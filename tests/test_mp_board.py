@@ -214,3 +214,12 @@ def test_a_chart_row_is_shown_by_its_cells_and_a_lost_cell_points_at_its_gap(cap
     assert "at 7 the chart gives — (no value: see the gap below)" in out, out
     code, out, err = run(capsys, "explain", MP, "order_change(Charge, Charge)")
     assert "at Charge, Charge the chart gives — (does not apply)" in out, out
+
+
+def test_a_morale_check_asked_with_a_friend_as_the_enemy_has_no_ruling(capsys):
+    """M&P round 16 Q23: 12.4.3 retreats a Broken unit from the enemy unit; asked with a unit
+    of its own side the rule has no case, said at its 'when', not a retreat from a friend."""
+    code, out, err = run(capsys, "ask", MP, "take_morale_check(cuirassiers, reiters)",
+                         "--state", MP / "states" / "cavalry-wing.yaml", "--roll", "d10=9")
+    assert code == 1 and "error[E606]: no case of 'take_morale_check' applies here " \
+        "(u = cuirassiers, enemy = reiters)" in err, err

@@ -91,3 +91,19 @@ def test_the_same_variant_given_twice_is_said_so(capsys):
     assert code == 1
     assert "error[E908]: the variant" in err and "is given twice" in err, err
     assert "E902" not in err, err
+
+
+def test_diff_lists_only_the_outcomes_that_change_when_there_are_many():
+    """GdB round 16 T2: a distribution of many outcomes shows those whose odds change and
+    counts the rest; a short one is shown whole, its changes starred."""
+    from drillbook.diff import render_text
+    before = {f"outcome {i}": "1/10" for i in range(10)}
+    after = dict(before, **{"outcome 0": "0/10", "outcome 1": "2/10"})
+    d = {"variant": "v", "base": "b", "changes": [], "examples": [], "odds": [
+        {"question": "q", "example": "e", "section": "1", "before": before, "after": after}]}
+    text = render_text(d)
+    assert "outcome 0" in text and "outcome 1" in text and "outcome 5" not in text
+    assert "(and 8 outcomes whose odds do not change)" in text
+    d["odds"][0]["before"] = {"yes": "1/2", "no": "1/2"}
+    d["odds"][0]["after"] = {"yes": "2/3", "no": "1/3"}
+    assert render_text(d).count("   *") == 2 and "do not change" not in render_text(d)

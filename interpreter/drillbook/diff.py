@@ -95,6 +95,9 @@ def _fmt(dist):
             for (made, out), p in sorted(dist.items())}
 
 
+MANY_OUTCOMES = 8       # beyond this many outcomes, the text lists only those that change
+
+
 def render_text(d: dict, lang=None) -> str:
     named = " then ".join(f"\"{v}\"" for v in d.get("variants") or [d["variant"]])
     lines = [f"{'variants' if len(d.get('variants') or ()) > 1 else 'variant'} {named} "
@@ -117,10 +120,16 @@ def render_text(d: dict, lang=None) -> str:
     for o in d["odds"]:
         lines.append(f"  {o['question']}  — example \"{o['example']}\" (§{o['section']})")
         keys = sorted(set(o["before"]) | set(o["after"]))
+        same = [k for k in keys if o["before"].get(k, "0") == o["after"].get(k, "0")]
+        many = len(keys) > MANY_OUTCOMES          # then only what changes (GdB round 16 T2)
         for k in keys:
             b, a = o["before"].get(k, "0"), o["after"].get(k, "0")
+            if many and b == a:
+                continue
             mark = "" if b == a else "   *"
             lines.append(f"      {k:<28} {b:>7} → {a:<7} ({_pct(b)} → {_pct(a)}){mark}")
+        if many and same:
+            lines.append(f"      (and {len(same)} outcomes whose odds do not change)")
         for other in o.get("also", []):
             lines.append(f"      the same in example \"{other}\"")
     if not d["odds"]:

@@ -204,6 +204,12 @@ def _found(node: Trace, lang) -> str:
 
 
 def _fields_read(exprs, things: dict, lang, steps=None, state=None, values=False) -> str:
+    """``_reads`` as the text of a ruling: ' (u.side = red, u.hits = 0)', or ''."""
+    read = _reads(exprs, things, lang, steps, state, values)
+    return f" ({', '.join(read)})" if read else ""
+
+
+def _reads(exprs, things: dict, lang, steps=None, state=None, values=False) -> list:
     """' (u.wing = w, ...)': each field of ``things`` (name -> Entity) that ``exprs`` read,
     once, in the order written, through things it names too
     ('attacked_wagon(c).unit.in_contact_with_enemy = no', looked up in ``state``, else in
@@ -238,7 +244,7 @@ def _fields_read(exprs, things: dict, lang, steps=None, state=None, values=False
                 shown = f"{A.to_source(e.subject)}.{e.name} = {value}"
                 if shown not in read:
                     read.append(shown)
-    return f" ({', '.join(read)})" if read else ""
+    return read
 
 
 def _called_value(call, things: dict, node: Trace):
@@ -360,7 +366,8 @@ def _node(node: Trace, depth: int, lang) -> list:
             if status == "does not apply":         # with the fields its 'when' reads
                 out.append(f"{pad}    " + say(lang, "exc_not_apply", x=label(decl, lang),
                                                where=cite(decl, lang)) + _fields_read(
-                    [getattr(decl, "when", None)], node.detail.get("args", {}), lang, node))
+                    [getattr(decl, "when", None)], node.detail.get("args", {}), lang, node,
+                    values=True))
         out += _kids(node.children, depth + 1, lang)
         return out
     out += _kids(node.children, depth, lang)
@@ -391,7 +398,7 @@ def _said(node: Trace, lang) -> tuple:
 def _kids(children, depth: int, lang) -> list:
     """The lines of a step's children; a run of three or more shown "as above" (the same
     rules asked again, as a second search over the same things asks them) is one line that
-    names them."""
+    names them, and a table's cell read again right after it is not said twice."""
     out: list = []
     run: list = []                      # (child, its one line) shown as above, in a row
 
@@ -404,7 +411,14 @@ def _kids(children, depth: int, lang) -> list:
             out.extend(line for _, line in run)
         run.clear()
 
+    last = None
     for c in children:
+        if c.kind == "table":               # the same cell read again at once: said once
+            seen, last = last, (c.name, tuple(map(repr, c.detail["keys"])))
+            if seen == last:
+                continue
+        else:
+            last = None
         again = c.kind == "rule" and _said(c, lang) in _SAID.get()
         lines = _node(c, depth, lang)
         if again:
@@ -531,8 +545,12 @@ def trace_json(node: Trace) -> dict:
         if decided is not None:
             out["decided_by"] = {"name": decided.name, "section": section_json(decided)}
         out["exceptions_considered"] = [
-            {"name": d.name, "status": st, "section": section_json(d)}
+            {"name": d.name, "status": st, "section": section_json(d),
+             "read": _reads([getattr(d, "when", None)], node.detail.get("args", {}), None, node,
+                            values=True)}
             for d, st, _ in node.detail.get("considered", [])]
+        out["read"] = _reads([getattr(decided or node.decl, "value", None)],
+                             node.detail.get("args", {}), None, node)
     if node.kind in ("check", "requirements") and "args" in node.detail:
         out["args"] = {k: to_json(v) for k, v in node.detail["args"].items()}
     if node.kind == "modifiers":
@@ -555,6 +573,7 @@ def trace_json(node: Trace) -> dict:
 
 
 def answer_json(answer, model=None) -> dict:
+    _STATE.set(_asked_on(answer))              # what the trace's 'read' looks things up in
     out = {"question": answer.question, "type": str(answer.type), "value": to_json(answer.value),
            "shown": show_answer(answer.value, answer.type),
            "dice": [{"die": d, "face": f, "how": how} for d, f, how in answer.dice],
@@ -692,9 +711,11 @@ def doubts_of_rules(model, decls) -> list:
     """The doubts, gaps and CONFLICTs of ``decls`` (``Model.reach``: what a question may
     consult, for ``odds``, which keeps no trace), of their exceptions, requirements,
     modifiers and procedure steps, and those their sections state of all their rules;
-    ordered as ``doubts_of`` orders them (GdB round 14 N4)."""
-    (out, add), sections = _collector(), set()
+    ordered as ``doubts_of`` orders them, those of the rules that read a die or a choice
+    first in each group: the odds rest on them (GdB round 14 N4, round 16)."""
+    (out, add), sections, dice = _collector(), set(), []
     for d in decls:
+        at = len(out)
         sec = getattr(d, "section", None)
         parts = [(d.name, d)] + [(x.name, x) for x in model.children.get(d.name, [])]
         parts += [(f"{d.name}.{i.name}", i) for i in getattr(d, "items", None) or []
@@ -703,11 +724,15 @@ def doubts_of_rules(model, decls) -> list:
         for of, part in parts:
             for note in getattr(part, "annotations", None) or []:
                 add(note, of, getattr(part, "section", None) or sec)
+        dice += [d.name in model.rolls_dice] * (len(out) - at)     # its own notes
         if sec is not None and id(sec) not in sections:
             sections.add(id(sec))
             for note in sec.annotations or []:
                 add(note, "whole section", sec)
-    return _in_order(out)
+        dice += [False] * (len(out) - len(dice))                  # its section's
+    rolled = {id(n) for n, r in zip(out, dice) if r}
+    return sorted(_in_order(out), key=lambda n: (n.get("skipped", False),
+                                                 n["of"] == "whole section", id(n) not in rolled))
 
 
 def _in_order(notes: list) -> list:
