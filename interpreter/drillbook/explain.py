@@ -210,11 +210,11 @@ def _fields_read(exprs, things: dict, lang, steps=None, state=None, values=False
 
 
 def _reads(exprs, things: dict, lang, steps=None, state=None, values=False) -> list:
-    """' (u.wing = w, ...)': each field of ``things`` (name -> Entity) that ``exprs`` read,
+    """['u.wing = w', ...]: each field of ``things`` (name -> Entity) that ``exprs`` read,
     once, in the order written, through things it names too
     ('attacked_wagon(c).unit.in_contact_with_enemy = no', looked up in ``state``, else in
     the state the question was asked on); with ``values``, for a line that does not show
-    its arguments, the other values of ``things`` read too ('n = 3'); '' when
+    its arguments, the other values of ``things`` read too ('n = 3'); [] when
     they read none.  With ``steps`` (a step of the trace), a field of what a rule called
     on those things gave is read too, from that call's step: 'shot_wagon(s).crew_armour =
     5' (BFS round 14 T2, T3)."""

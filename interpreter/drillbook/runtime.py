@@ -4,9 +4,9 @@ Values are immutable.  A ``State`` is never changed in place: ``apply`` returns 
 """
 from __future__ import annotations
 
-from itertools import islice
-
+import difflib
 from dataclasses import dataclass, field
+from itertools import islice
 
 from .errors import DrillError, Loc, fail
 from .faces import Face, Group, plain
@@ -71,7 +71,7 @@ class Entity:
 
 class ChartRow(Entity):
     """A row of a chart read row by row (a table whose result is a record): shown by its
-    cells, 'movement MAPlus2, formation_hits No', not by its name (M&P round 15 T1)."""
+    cells, 'movement MAPlus2, formation_hits no', not by its name (M&P round 15 T1)."""
     __slots__ = ()
 
 
@@ -599,7 +599,6 @@ class Dice:
             self.made.append((name, keys[index]))
             return options[index]
         asked = (f", a {_ordinal(n + 1)} time: {n} given" if queue else "")
-        import difflib
         near = difflib.get_close_matches(name, [k for k in self.chosen if k != name], 1, 0.75)
         fail(loc, "E612", f"this needs the players' choice '{name}'{_asked_by(asker)}{asked} "
              f"(one of: {', '.join(keys)})",
