@@ -50,8 +50,8 @@ def worker(start: int, step: int, until: float, kinds) -> None:
             case = case_for(seed, kinds)
             fails = fuzzlib.run_case(case)
         except Exception as e:      # noqa: BLE001 - a bug of the fuzzer itself
-            case, fails = {"seed": seed}, [fuzzlib.Failure("fuzzer", f"fuzzer:{type(e).__name__}",
-                                                           repr(e))]
+            case, fails = {"seed": seed, "kind": "fuzzer"}, [fuzzlib.Failure(
+                "fuzzer", f"fuzzer:{type(e).__name__}", repr(e))]
         print(json.dumps({"seed": seed, "kind": case.get("kind"),
                           "fails": [f.as_json() for f in fails]}), flush=True)
         seed += step
