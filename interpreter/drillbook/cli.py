@@ -655,8 +655,9 @@ def cmd_odds(args, argv) -> int:
     rb, state, rolls, options = _question_inputs(args, argv)
     t, dist = rb.odds(args.question, state, rolls, options, args.chosen)
     rows = sorted(with_other_choices(dist).items(), key=lambda kv: (kv[0][0], -kv[1], kv[0][1]))
-    doubts = doubts_of_rules(rb.model, rb.model.reach(_called(
-        rb.typed_question(args.question, state)[2])))   # a reading the odds may rest on
+    from .describe import consulted                     # a reading the odds may rest on
+    doubts = doubts_of_rules(rb.model, consulted(rb.model, rb.typed_question(
+        args.question, state)[2]))
     if args.json:
         _json({"question": args.question, "type": str(t), "outcomes": [
             {"choices": str(made), "outcome": k, "fraction": f"{p.numerator}/{p.denominator}",
@@ -679,18 +680,6 @@ def cmd_odds(args, argv) -> int:
 
 
 ODDS_WIDTH = 60     # outcomes are padded to line their odds up, up to this many characters
-
-
-def _called(expr) -> list:
-    """The rules, tables, checks... a question's text names, in the order written."""
-    from . import ast as A
-    names = []
-    for e in A.walk(expr):
-        ref = getattr(e, "ref", None)
-        if (isinstance(e, A.Call) and ref and ref[0] != "builtin") or (
-                isinstance(e, A.Name) and ref and ref[0] == "rule"):
-            names.append(ref[1])
-    return names
 
 
 def _same_odds_together(rows) -> list:

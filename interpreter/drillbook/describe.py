@@ -33,17 +33,6 @@ def _section(decl) -> dict | None:
                                      "labels": _labels(sec.label)}
 
 
-def choice_names(model) -> list:
-    """The name of every players' choice the rulebook asks for (``choose NAME from``)."""
-    names = []
-    for d in model.decls.values():
-        for root in _exprs(model, d):
-            for e in A.walk(root) if root is not None else ():
-                if isinstance(e, A.Choose) and e.name not in names:
-                    names.append(e.name)
-    return names
-
-
 def _exprs(model, d):
     """The expressions a declaration evaluates itself (not through what it calls)."""
     out = [getattr(d, "when", None), getattr(d, "value", None)]
@@ -100,6 +89,30 @@ class _Reach:
             choices += [x for x in c2 if x["name"] not in [y["name"] for y in choices]]
         self.memo[name] = (dice, choices, calls)
         return self.memo[name]
+
+
+def consulted(model, expr) -> list:
+    """The declarations a question's expression may consult, directly or through what they
+    consult (``_Reach``), each once, in the order reached: what odds gives the doubts of."""
+    reach, seen, out = _Reach(model), set(), []
+    todo = [e.name for e in A.walk(expr) if isinstance(e, (A.Call, A.Name))
+            and isinstance(model.decls.get(e.name), tuple(QUESTION_KINDS))]
+    while todo:
+        name = todo.pop(0)
+        if name not in seen:
+            seen.add(name)
+            out.append(model.decls[name])
+            todo += reach.of(name)[2]
+    return out
+
+
+def choice_names(model) -> list:
+    """The name of every players' choice the rulebook asks for (``choose NAME from``)."""
+    reach, names = _Reach(model), []
+    for d in model.decls.values():
+        if isinstance(d, tuple(QUESTION_KINDS)):
+            names += [c["name"] for c in reach.direct(d)[1] if c["name"] not in names]
+    return names
 
 
 def _params(model, d) -> list:

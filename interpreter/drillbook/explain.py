@@ -441,7 +441,7 @@ def _step(node: Trace, n: int, depth: int, lang) -> list:
     pad = "  " * depth
     title = node.decl.label.show(node.name, lang) + _fields_read(     # what its 'when' read
         [node.decl.when], node.detail.get("args", {}), lang, node,  # (GdB round 14 N22)
-        node.detail.get("state"), values=True)
+        node.detail.get("before"), values=True)
     if node.decl.stop:
         word = say(lang, "procedure_stops" if node.detail.get("stopped") else "procedure_goes_on")
         return [f"{pad}{n}. {title}: {word}"]
@@ -708,29 +708,29 @@ def _doubts(trace: Trace, model=None) -> list:
 
 
 def doubts_of_rules(model, decls) -> list:
-    """The doubts, gaps and CONFLICTs of ``decls`` (``Model.reach``: what a question may
-    consult, for ``odds``, which keeps no trace), of their exceptions, requirements,
+    """The doubts, gaps and CONFLICTs of ``decls`` (``describe.consulted``: what a question
+    may consult, for ``odds``, which keeps no trace), of their exceptions, requirements,
     modifiers and procedure steps, and those their sections state of all their rules;
     ordered as ``doubts_of`` orders them, those of the rules that read a die or a choice
     first in each group: the odds rest on them (GdB round 14 N4, round 16)."""
-    (out, add), sections, dice = _collector(), set(), []
+    (out, add), sections, rolled = _collector(), set(), set()
     for d in decls:
-        at = len(out)
-        sec = getattr(d, "section", None)
         parts = [(d.name, d)] + [(x.name, x) for x in model.children.get(d.name, [])]
-        parts += [(f"{d.name}.{i.name}", i) for i in getattr(d, "items", None) or []
-                  if not isinstance(d, A.RequirementsDecl)]
+        parts += [(r.name, r) for r in model.items_of.get(d.name, [])]
+        parts += [(f"{d.name}.{i.name}", i) for i in getattr(d, "items", None) or []]
         parts += [(f"{d.name}.{st.name}", st) for st in getattr(d, "steps", None) or []]
         for of, part in parts:
+            sec = getattr(part, "section", None) or getattr(d, "section", None)
+            at = len(out)
             for note in getattr(part, "annotations", None) or []:
-                add(note, of, getattr(part, "section", None) or sec)
-        dice += [d.name in model.rolls_dice] * (len(out) - at)     # its own notes
-        if sec is not None and id(sec) not in sections:
-            sections.add(id(sec))
-            for note in sec.annotations or []:
-                add(note, "whole section", sec)
-        dice += [False] * (len(out) - len(dice))                  # its section's
-    rolled = {id(n) for n, r in zip(out, dice) if r}
+                add(note, of, sec)
+            owner = part.name if isinstance(part, A.RequireDecl) else d.name
+            if owner in model.rolls_dice:
+                rolled.update(id(n) for n in out[at:])
+            if sec is not None and id(sec) not in sections:
+                sections.add(id(sec))
+                for note in sec.annotations or []:
+                    add(note, "whole section", sec)
     return sorted(_in_order(out), key=lambda n: (n.get("skipped", False),
                                                  n["of"] == "whole section", id(n) not in rolled))
 

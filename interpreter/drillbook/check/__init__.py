@@ -64,7 +64,6 @@ class Checker:
         """Which rules may read a die (or a choice), and which search the state or a list,
         directly or through what they call."""
         m = self.m
-        m.calls = {owner: frozenset(names) for owner, names in self.typer.calls.items()}
         m.rolls_dice = self.callers_of(set(self.typer.rollers) | set(m.of_kind(A.CheckDecl)))
         m.searching = self.callers_of(set(self.typer.searchers))
 

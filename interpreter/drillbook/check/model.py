@@ -43,26 +43,10 @@ class Model:
     frame_size: dict = field(default_factory=dict)   # rule name -> number of local slots
     rolls_dice: set = field(default_factory=set)     # rules, checks... that may read a die
     searching: set = field(default_factory=set)      # rules that search the state or a list
-    calls: dict = field(default_factory=dict)        # owner -> the names its text calls
     base: "Model | None" = None                      # for a variant: the model it patches
     patches: list = field(default_factory=list)      # for a variant: what it changed
     own_files: set = field(default_factory=set)      # for a variant: its own files
     header_notes: list = field(default_factory=list)  # annotations of the rulebook header
-
-    def reach(self, names) -> list:
-        """The declarations that asking ``names`` may consult, through every call written
-        in their text, their exceptions' and their requirements' (each once, in the order
-        reached, callees in the order they are written)."""
-        seen, order, todo = set(), [], list(names)
-        while todo:
-            name = todo.pop(0)
-            if name in seen or name not in self.decls:
-                continue
-            seen.add(name)
-            order.append(self.decls[name])
-            more = sorted(self.calls.get(name, ()), key=lambda n: _at(self.decls.get(n)))
-            todo += [d.name for d in self.items_of.get(name, [])] + more
-        return order
 
     def marker_for(self, mark: str, section: str | None):
         """The declaration a footnote marker has in a section: the one declared in that
@@ -148,8 +132,3 @@ def _notes_of(d) -> list:
 def warn(model: Model, diag: Diagnostic) -> None:
     diag.severity = "warning"
     model.warnings.append(diag)
-
-
-def _at(decl) -> tuple:
-    loc = getattr(decl, "loc", None)
-    return (loc.path, loc.line, loc.col) if loc is not None else ("", 0, 0)

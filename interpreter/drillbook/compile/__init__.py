@@ -412,8 +412,8 @@ class Program:
                     step_node = None
                     if node is not None:      # a step's own evaluation, in its own log
                         step_node = Logged("step", st.name, st)
-                        step_node.detail["args"] = dict(zip(params, s))   # as the step saw them
-                        step_node.detail["state"] = state                 # (explain reads them)
+                        step_node.detail["args"] = dict(zip(params, s))   # as the step saw them,
+                        step_node.detail["before"] = state                # on this state
                         sub.trace, sub.log = step_node, step_node.log
                         ctx.log.append((LEAF, step_node))
                     holds = when is None or when(sub, s)
@@ -427,8 +427,6 @@ class Program:
                             step_node.detail["skipped"] = True
                     else:
                         effects = value(sub, s)
-                        if step_node is not None:
-                            step_node.detail["before"] = state  # to say the log in any language
                         state, log = state.apply(effects)
                         done += effects
                         if step_node is not None:

@@ -736,8 +736,11 @@ class _Gen:
 
     def _builtin_exists(self, e):
         """Traced, the thing found is recorded (``_exists``)."""
-        step = self.k(Step("found", "exists", e.args[0]))
-        return f"_exists(ctx, {step}, (_e {self._query(e.args[0])}))"
+        return f"_exists(ctx, {self._found_step(e.args[0])}, (_e {self._query(e.args[0])}))"
+
+    def _found_step(self, query) -> str:
+        """The step an ``exists`` over ``query`` records with the thing it found."""
+        return self.k(Step("found", "exists", query))
 
     def _step(self, e, direction):
         levels = self.k(self.p.levels[strip(e.type).name])

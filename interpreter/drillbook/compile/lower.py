@@ -16,7 +16,6 @@ import copy
 
 from .. import ast as A
 from ..check.types import strip
-from ..steps import Step
 from .codegen import _exact_keys, _index_keys
 
 _LOOPS = {"count", "exists", "sum", "every", "some", "first", "the", "all"}
@@ -144,7 +143,7 @@ def _found(gen, kind, arg) -> str | None:
     records it on the step-by-step path; None otherwise."""
     if not getattr(gen, "records_steps", False) or kind != "exists":
         return None
-    return gen.k(Step("found", kind, arg))
+    return gen._found_step(arg)
 
 
 def _only(gen, e, found, as_list):
